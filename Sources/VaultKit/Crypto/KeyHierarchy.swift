@@ -1,0 +1,80 @@
+internal import CSodium
+
+/// The keys an unlocked vault works with, all derived from its random master key.
+///
+/// One key per purpose (DESIGN.md): items are sealed with one subkey and looked up
+/// with another, and a third is stored in the header as a check value so a process
+/// can tell that another one has re-keyed the vault. Subkeys come from
+/// `crypto_kdf_derive_from_key` with the context `"VaultKit"`.
+struct KeyHierarchy: Sendable {
+    static let context = "VaultKit"
+    enum SubkeyID: UInt64 {
+        case itemSealing = 1
+        case lookupIndex = 2
+        case keyCheck = 3
+    }
+
+    let masterKey: SecureBuffer
+    let sealingKey: SecureBuffer
+    let indexKey: SecureBuffer
+    let keyCheck: [UInt8]
+
+    init(masterKey: SecureBuffer) {
+        self.masterKey = masterKey
+        sealingKey = Self.derive(.itemSealing, from: masterKey)
+        indexKey = Self.derive(.lookupIndex, from: masterKey)
+        keyCheck = Self.derive(.keyCheck, from: masterKey).withBytes { Array($0) }
+    }
+
+    /// A new random master key, locked in memory.
+    static func randomMasterKey() -> SecureBuffer {
+        SecureBuffer(count: SecretBox.keyByteCount, lockInMemory: true) { Sodium.randomBytes($0) }
+    }
+
+    private static func derive(_ id: SubkeyID, from masterKey: SecureBuffer) -> SecureBuffer {
+        let subkey = SecureBuffer(count: 32, lockInMemory: true)
+        _ = context.withCString { ctx in
+            crypto_kdf_derive_from_key(
+                subkey.pointer.assumingMemoryBound(to: UInt8.self), subkey.count,
+                id.rawValue, ctx,
+                masterKey.pointer.assumingMemoryBound(to: UInt8.self)
+            )
+        }
+        return subkey
+    }
+
+    // MARK: Lookup index
+
+    /// The row key of an item: keyed BLAKE2b-256 of `0x01 || len(service) || service || len(account) || account`.
+    func lookupID(service: String, account: String) -> [UInt8] {
+        keyedHash(domain: 0x01, service, account)
+    }
+
+    /// The tag shared by all items of one service (`0x02 || len(service) || service`),
+    /// so they can be found without decrypting every row.
+    func serviceTag(service: String) -> [UInt8] {
+        keyedHash(domain: 0x02, service)
+    }
+
+    /// One-shot `crypto_generichash` (BLAKE2b, 32-byte output) keyed with the index key
+    /// over a domain byte and 4-byte little-endian length-prefixed UTF-8 strings, so
+    /// ("ab", "c") and ("a", "bc") never hash alike. The message is assembled on the stack.
+    private func keyedHash(domain: UInt8, _ fields: String...) -> [UInt8] {
+        let messageCount = 1 + fields.reduce(0) { $0 + 4 + $1.utf8.count }
+        return withUnsafeTemporaryAllocation(byteCount: messageCount, alignment: 8) { message in
+            var writer = ByteWriter(message)
+            writer.write(domain)
+            for field in fields { writer.writeLengthPrefixed(field) }
+            let digest = [UInt8](unsafeUninitializedCapacity: 32) { output, initialized in
+                _ = crypto_generichash(
+                    output.baseAddress!, 32,
+                    message.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(messageCount),
+                    indexKey.pointer.assumingMemoryBound(to: UInt8.self), indexKey.count
+                )
+                initialized = 32
+            }
+            Sodium.zero(message)
+            return digest
+        }
+    }
+}

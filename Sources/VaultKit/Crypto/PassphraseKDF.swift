@@ -1,0 +1,25 @@
+internal import CSodium
+
+/// Argon2id (`crypto_pwhash`, algorithm `ARGON2ID13`): passphrase -> key-encryption key.
+enum PassphraseKDF {
+    static let saltByteCount = 16  // crypto_pwhash_SALTBYTES
+
+    static func deriveKey(passphrase: SecretBytes, salt: [UInt8], parameters: KDFParameters) throws(VaultError) -> SecureBuffer {
+        precondition(salt.count == saltByteCount)
+        let key = SecureBuffer(count: SecretBox.keyByteCount, lockInMemory: true)
+        // SecureBuffer's pointer is valid even for an empty passphrase.
+        let pass = passphrase.storage
+        let status = salt.withUnsafeBufferPointer { salt in
+                crypto_pwhash(
+                    key.pointer.assumingMemoryBound(to: UInt8.self), UInt64(key.count),
+                    pass.pointer.assumingMemoryBound(to: CChar.self), UInt64(pass.count),
+                    salt.baseAddress!,
+                    parameters.opsLimit, parameters.memoryLimit,
+                    crypto_pwhash_ALG_ARGON2ID13
+                )
+        }
+        // crypto_pwhash fails only when it cannot allocate `memoryLimit` bytes.
+        guard status == 0 else { throw .keyDerivationFailed }
+        return key
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// The plaintext of one sealed item: every attribute and the secret, in one record.
+///
+/// Encoding, version 1 (integers little-endian, `lp` = 4-byte length then bytes):
+///
+///     u8  version = 1
+///     lp  service (UTF-8)
+///     lp  account (UTF-8)
+///     u8  flags: bit 0 = label present, bit 1 = generic present
+///     lp  label (only if bit 0)
+///     lp  generic (only if bit 1)
+///     i64 created, milliseconds since 1970-01-01 UTC
+///     i64 modified, milliseconds since 1970-01-01 UTC
+///     lp  secret
+///
+/// The record is authenticated by the secretbox tag, so a record that fails to parse
+/// was produced by a bug or by someone holding the key; both are reported as tampering.
+enum ItemRecord {
+    static let version: UInt8 = 1
+    private static let labelFlag: UInt8 = 0b01
+    private static let genericFlag: UInt8 = 0b10
+
+    /// The exact encoded size of a record.
+    static func encodedCount(attributes item: VaultItem, secretCount: Int) -> Int {
+        var count = 1 + 4 + item.service.utf8.count + 4 + item.account.utf8.count + 1
+        if let label = item.label { count += 4 + label.utf8.count }
+        if let generic = item.generic { count += 4 + generic.count }
+        return count + 8 + 8 + 4 + secretCount
+    }
+
+    /// Writes the record into `buffer`, which is exactly ``encodedCount(attributes:secretCount:)`` bytes.
+    static func encode(attributes item: VaultItem, secret: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) {
+        var writer = ByteWriter(buffer)
+        writer.write(version)
+        writer.writeLengthPrefixed(item.service)
+        writer.writeLengthPrefixed(item.account)
+        writer.write((item.label == nil ? 0 : labelFlag) | (item.generic == nil ? 0 : genericFlag))
+        if let label = item.label { writer.writeLengthPrefixed(label) }
+        if let generic = item.generic { generic.withUnsafeBytes { writer.writeLengthPrefixed(bytes: $0) } }
+        writer.write(milliseconds(item.created))
+        writer.write(milliseconds(item.modified))
+        writer.writeLengthPrefixed(bytes: secret)
+        precondition(writer.offset == buffer.count, "record size miscomputed")
+    }
+
+    /// Reads the attributes and locates the secret inside `plaintext`.
+    ///
+    /// - Returns: the attributes and the secret's byte range within `plaintext`.
+    static func decode(_ plaintext: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, Range<Int>) {
+        do {
+            var reader = ByteReader(plaintext)
+            guard try reader.readByte() == version else { throw VaultError.tampered(reason: "unknown item record version") }
+            let service = try string(reader.readLengthPrefixed())
+            let account = try string(reader.readLengthPrefixed())
+            let flags = try reader.readByte()
+            guard flags & ~(labelFlag | genericFlag) == 0 else { throw VaultError.tampered(reason: "malformed item record") }
+            let label = flags & labelFlag != 0 ? try string(reader.readLengthPrefixed()) : nil
+            let generic = flags & genericFlag != 0 ? Data(try reader.readLengthPrefixed()) : nil
+            let created = date(try reader.readInt64())
+            let modified = date(try reader.readInt64())
+            let secret = try reader.readLengthPrefixed()
+            guard reader.isAtEnd else { throw VaultError.tampered(reason: "malformed item record") }
+            let start = secret.baseAddress.map { $0 - plaintext.baseAddress! } ?? 0
+            let item = VaultItem(service: service, account: account, label: label, generic: generic, created: created, modified: modified)
+            return (item, start..<(start + secret.count))
+        } catch let error as VaultError {
+            throw error
+        } catch {
+            throw .tampered(reason: "malformed item record")
+        }
+    }
+
+    private static func string(_ bytes: UnsafeRawBufferPointer) throws(VaultError) -> String {
+        guard let string = String(validating: bytes, as: UTF8.self) else {
+            throw .tampered(reason: "malformed item record")
+        }
+        return string
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        return value.isFinite ? Int64(clamping: Int(exactly: value) ?? (value > 0 ? Int.max : Int.min)) : 0
+    }
+
+    static func date(_ milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few POSIX file operations the vault needs, each failing with a typed error.
+///
+/// Creation is all-or-nothing: the new vault is built in a hidden temporary file next
+/// to its final path, then `link(2)`ed into place, which fails with `EEXIST` if
+/// anything appeared there meanwhile, so an existing file is never overwritten and a
+/// half-created vault is never visible.
+enum FileSystem {
+    /// Facts about an existing vault file checked before SQLite touches it.
+    static func checkExistingVault(at path: String) throws(VaultError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            throw code == ENOENT ? .vaultNotFound(path: path) : .io(path: path, errno: code)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            if (info.st_mode & S_IFMT) == S_IFDIR { throw .io(path: path, errno: EISDIR) }
+            throw .notAVault(path: path)
+        }
+        // Like ssh with private keys: a file others can write could have been replaced.
+        guard info.st_mode & 0o022 == 0 else {
+            throw .insecurePermissions(path: path, mode: UInt32(info.st_mode))
+        }
+        guard access(path, R_OK | W_OK) == 0 else {
+            throw .io(path: path, errno: errno)
+        }
+    }
+
+    /// Creates every missing directory above `path` with mode 0700.
+    static func createParentDirectories(of path: String) throws(VaultError) {
+        let parent = directory(of: path)
+        var info = stat()
+        if stat(parent, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw .io(path: parent, errno: ENOTDIR) }
+            return
+        }
+        guard errno == ENOENT, parent != path else { throw .io(path: parent, errno: errno) }
+        try createParentDirectories(of: parent)
+        if mkdir(parent, 0o700) != 0 && errno != EEXIST {
+            throw .io(path: parent, errno: errno)
+        }
+    }
+
+    /// A new, empty, mode-0600 file next to `path` with an unguessable name.
+    static func createTemporaryFile(besides path: String) throws(VaultError) -> String {
+        let suffix = Sodium.randomBytes(count: 8).map { String($0, radix: 16) }.joined()
+        let name = "\(directory(of: path))/.\(baseName(of: path)).\(suffix).creating"
+        let fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .io(path: path, errno: errno) }
+        close(fd)
+        return name
+    }
+
+    /// Makes `temporary` appear at `path` unless something is already there.
+    static func publish(_ temporary: String, at path: String) throws(VaultError) {
+        if link(temporary, path) == 0 {
+            unlink(temporary)
+        } else {
+            let code = errno
+            if code == EEXIST { throw .vaultAlreadyExists(path: path) }
+            // Some file systems have no hard links: fall back to check-then-rename.
+            guard code == EPERM || code == ENOTSUP || code == EOPNOTSUPP else { throw .io(path: path, errno: code) }
+            if access(path, F_OK) == 0 { throw .vaultAlreadyExists(path: path) }
+            guard rename(temporary, path) == 0 else { throw .io(path: path, errno: errno) }
+        }
+        syncDirectory(of: path)
+    }
+
+    /// Removes a temporary database and any side files SQLite left next to it.
+    static func removeDatabaseFiles(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+    }
+
+    /// Makes a new directory entry durable: the file's own fsync does not cover its name.
+    static func syncDirectory(of path: String) {
+        let fd = open(directory(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let parent = String(path[..<slash])
+        return parent.isEmpty ? "/" : parent
+    }
+
+    static func baseName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+}

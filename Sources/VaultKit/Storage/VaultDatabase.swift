@@ -1,0 +1,335 @@
+internal import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The vault file as SQL: the schema, the header row and the sealed item rows.
+///
+/// Knows nothing of keys or records: it stores and returns opaque bytes. Every
+/// SQLite failure leaves this type as a ``VaultError`` (see ``translate(_:)``).
+/// The format is specified in `docs/FORMAT.md`.
+final class VaultDatabase {
+    /// `PRAGMA application_id`: the ASCII bytes "VLTK", so `file(1)`-style tools and
+    /// VaultKit can tell a vault from any other SQLite database.
+    static let applicationID: Int32 = 0x564C_544B
+
+    let path: String
+    private let connection: SQLiteConnection
+
+    private static let schema = """
+        CREATE TABLE vault_header (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            format_version INTEGER NOT NULL,
+            vault_id BLOB NOT NULL,
+            kdf_algorithm TEXT NOT NULL,
+            kdf_salt BLOB,
+            kdf_opslimit INTEGER,
+            kdf_memlimit INTEGER,
+            master_key_nonce BLOB NOT NULL,
+            wrapped_master_key BLOB NOT NULL,
+            master_key_check BLOB NOT NULL
+        ) STRICT;
+        CREATE TABLE vault_items (
+            lookup_id BLOB PRIMARY KEY NOT NULL,
+            service_tag BLOB NOT NULL,
+            nonce BLOB NOT NULL,
+            sealed BLOB NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX vault_items_by_service ON vault_items (service_tag);
+        """
+
+    // MARK: Opening and creating
+
+    /// Opens an existing vault file and checks that it is one.
+    init(openingExisting path: String, busyTimeoutMilliseconds: Int32) throws(VaultError) {
+        self.path = path
+        do {
+            connection = try SQLiteConnection(path: path)
+            try connection.configureDefensively(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        } catch {
+            throw Self.translate(error, path: path)
+        }
+        let applicationID = try integerPragma("application_id")
+        guard applicationID == Int64(Self.applicationID) else { throw .notAVault(path: path) }
+        try run("PRAGMA trusted_schema = OFF")
+        try run("PRAGMA secure_delete = ON")
+        try run("PRAGMA cell_size_check = ON")
+        // A returned write has reached the disk: WAL with a sync on every commit.
+        try run("PRAGMA synchronous = FULL")
+        let mode = try textPragma("journal_mode = WAL")
+        guard mode == "wal" else { throw .io(path: path, errno: EIO) }
+    }
+
+    /// Writes a complete new vault into the empty file at `path`, in one transaction.
+    static func initialize(fileAt path: String, header: VaultHeader) throws(VaultError) {
+        let database = try VaultDatabase(unconfigured: path)
+        try database.run("PRAGMA journal_mode = WAL")
+        try database.run("PRAGMA synchronous = FULL")
+        try database.writeTransaction { () throws(VaultError) in
+            try database.run("PRAGMA application_id = \(applicationID)")
+            try database.run("PRAGMA user_version = \(VaultHeader.currentFormatVersion)")
+            try database.run(schema)
+            try database.insertHeader(header)
+        }
+    }
+
+    private init(unconfigured path: String) throws(VaultError) {
+        self.path = path
+        do {
+            connection = try SQLiteConnection(path: path)
+            try connection.configureDefensively(busyTimeoutMilliseconds: 5_000)
+        } catch {
+            throw Self.translate(error, path: path)
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` holding the database's write lock (`BEGIN IMMEDIATE`), so a
+    /// read-then-write inside it cannot race another process; commits durably, or
+    /// rolls back if `body` throws.
+    func writeTransaction<Result>(_ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
+        try run("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try run("COMMIT")
+            return result
+        } catch {
+            try? run("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` in one read snapshot, so a multi-row read sees one consistent state.
+    func readTransaction<Result>(_ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
+        try run("BEGIN DEFERRED")
+        defer { try? run("COMMIT") }
+        return try body()
+    }
+
+    // MARK: Header
+
+    func readHeader() throws(VaultError) -> VaultHeader {
+        try query("""
+            SELECT format_version, vault_id, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit,
+                   master_key_nonce, wrapped_master_key, master_key_check
+            FROM vault_header WHERE singleton = 1
+            """) { statement throws(VaultError) in
+            guard try step(statement) else { throw .corrupted(reason: "missing header") }
+            let version = Int(statement.int64(0))
+            guard version <= VaultHeader.currentFormatVersion else { throw .unsupportedFormatVersion(version) }
+            guard version >= 1 else { throw .corrupted(reason: "invalid format version") }
+            let keySource: VaultHeader.KeySource
+            switch statement.text(2) {
+            case "argon2id13":
+                let ops = statement.int64(4)
+                let memory = statement.int64(5)
+                guard ops > 0, memory > 0,
+                      let parameters = try? KDFParameters(opsLimit: UInt64(ops), memoryLimit: Int(memory))
+                else { throw .corrupted(reason: "KDF parameters out of bounds") }
+                keySource = .passphrase(salt: Array(statement.blob(3)), parameters: parameters)
+            case "raw":
+                keySource = .rawKey
+            default:
+                throw .corrupted(reason: "unknown KDF algorithm")
+            }
+            return try VaultHeader(
+                formatVersion: version,
+                vaultID: Array(statement.blob(1)),
+                keySource: keySource,
+                masterKeyNonce: Array(statement.blob(6)),
+                wrappedMasterKey: Array(statement.blob(7)),
+                masterKeyCheck: Array(statement.blob(8))
+            ).validated()
+        }
+    }
+
+    /// The header's key check value alone: the cheap test for "re-keyed by another process".
+    func readMasterKeyCheck() throws(VaultError) -> [UInt8] {
+        try query("SELECT master_key_check FROM vault_header WHERE singleton = 1") { statement throws(VaultError) in
+            guard try step(statement) else { throw .corrupted(reason: "missing header") }
+            return Array(statement.blob(0))
+        }
+    }
+
+    private func insertHeader(_ header: VaultHeader) throws(VaultError) {
+        try query("""
+            INSERT INTO vault_header (singleton, format_version, vault_id, kdf_algorithm, kdf_salt, kdf_opslimit,
+                                      kdf_memlimit, master_key_nonce, wrapped_master_key, master_key_check)
+            VALUES (1, ?, ?, 'raw', NULL, NULL, NULL, ?, ?, ?)
+            """) { statement throws(VaultError) in
+            try bind { () throws(SQLiteError) in
+                try statement.bind(1, int64: Int64(header.formatVersion))
+                try statement.bind(2, blob: header.vaultID)
+                try statement.bind(3, blob: header.masterKeyNonce)
+                try statement.bind(4, blob: header.wrappedMasterKey)
+                try statement.bind(5, blob: header.masterKeyCheck)
+            }
+            _ = try step(statement)
+        }
+        try updateKeyWrapping(header)
+    }
+
+    /// Rewrites how the master key is wrapped (passphrase change, re-key).
+    func updateKeyWrapping(_ header: VaultHeader) throws(VaultError) {
+        try query("""
+            UPDATE vault_header SET kdf_algorithm = ?, kdf_salt = ?, kdf_opslimit = ?, kdf_memlimit = ?,
+                master_key_nonce = ?, wrapped_master_key = ?, master_key_check = ?
+            WHERE singleton = 1
+            """) { statement throws(VaultError) in
+            try bind { () throws(SQLiteError) in
+                switch header.keySource {
+                case .passphrase(let salt, let parameters):
+                    try statement.bind(1, text: "argon2id13")
+                    try statement.bind(2, blob: salt)
+                    try statement.bind(3, int64: Int64(parameters.opsLimit))
+                    try statement.bind(4, int64: Int64(parameters.memoryLimit))
+                case .rawKey:
+                    try statement.bind(1, text: "raw")
+                    try statement.bindNull(2)
+                    try statement.bindNull(3)
+                    try statement.bindNull(4)
+                }
+                try statement.bind(5, blob: header.masterKeyNonce)
+                try statement.bind(6, blob: header.wrappedMasterKey)
+                try statement.bind(7, blob: header.masterKeyCheck)
+            }
+            _ = try step(statement)
+        }
+    }
+
+    // MARK: Items
+
+    /// A stored item: its row key, service tag, nonce and sealed record.
+    struct Row {
+        var lookupID: [UInt8]
+        var serviceTag: [UInt8]
+        var nonce: [UInt8]
+        var sealed: [UInt8]
+    }
+
+    /// Calls `body` with the nonce and sealed record of one item, without copying them,
+    /// or returns `nil` when there is no such row.
+    func withSealedItem<Result>(
+        lookupID: [UInt8],
+        _ body: (_ nonce: UnsafeRawBufferPointer, _ sealed: UnsafeRawBufferPointer) throws(VaultError) -> Result
+    ) throws(VaultError) -> Result? {
+        try query("SELECT nonce, sealed FROM vault_items WHERE lookup_id = ?") { statement throws(VaultError) in
+            try bind { () throws(SQLiteError) in try statement.bind(1, blob: lookupID) }
+            guard try step(statement) else { return nil }
+            return try body(statement.blob(0), statement.blob(1))
+        }
+    }
+
+    /// Calls `body` for every row, or every row with this service tag.
+    func forEachRow(serviceTag: [UInt8]?, _ body: (Row) throws(VaultError) -> Void) throws(VaultError) {
+        let sql = serviceTag == nil
+            ? "SELECT lookup_id, service_tag, nonce, sealed FROM vault_items"
+            : "SELECT lookup_id, service_tag, nonce, sealed FROM vault_items WHERE service_tag = ?"
+        try query(sql) { statement throws(VaultError) in
+            if let serviceTag { try bind { () throws(SQLiteError) in try statement.bind(1, blob: serviceTag) } }
+            while try step(statement) {
+                try body(Row(
+                    lookupID: Array(statement.blob(0)), serviceTag: Array(statement.blob(1)),
+                    nonce: Array(statement.blob(2)), sealed: Array(statement.blob(3))
+                ))
+            }
+        }
+    }
+
+    /// Inserts the row, or replaces the one with the same lookup id.
+    func upsert(_ row: Row) throws(VaultError) {
+        try query("INSERT OR REPLACE INTO vault_items (lookup_id, service_tag, nonce, sealed) VALUES (?, ?, ?, ?)") { statement throws(VaultError) in
+            try bind { () throws(SQLiteError) in
+                try statement.bind(1, blob: row.lookupID)
+                try statement.bind(2, blob: row.serviceTag)
+                try statement.bind(3, blob: row.nonce)
+                try statement.bind(4, blob: row.sealed)
+            }
+            _ = try step(statement)
+        }
+    }
+
+    /// Deletes one row; returns whether it existed.
+    func delete(lookupID: [UInt8]) throws(VaultError) -> Bool {
+        try query("DELETE FROM vault_items WHERE lookup_id = ?") { statement throws(VaultError) in
+            try bind { () throws(SQLiteError) in try statement.bind(1, blob: lookupID) }
+            _ = try step(statement)
+            return connection.changes > 0
+        }
+    }
+
+    /// Deletes every row with this service tag, or every row; returns how many.
+    func deleteAll(serviceTag: [UInt8]?) throws(VaultError) -> Int {
+        let sql = serviceTag == nil ? "DELETE FROM vault_items" : "DELETE FROM vault_items WHERE service_tag = ?"
+        return try query(sql) { statement throws(VaultError) in
+            if let serviceTag { try bind { () throws(SQLiteError) in try statement.bind(1, blob: serviceTag) } }
+            _ = try step(statement)
+            return connection.changes
+        }
+    }
+
+    // MARK: Plumbing
+
+    private func run(_ sql: String) throws(VaultError) {
+        do { try connection.execute(sql) } catch { throw Self.translate(error, path: path) }
+    }
+
+    private func integerPragma(_ pragma: String) throws(VaultError) -> Int64 {
+        try query("PRAGMA \(pragma)") { statement throws(VaultError) in
+            guard try step(statement) else { throw .corrupted(reason: "empty pragma result") }
+            return statement.int64(0)
+        }
+    }
+
+    private func textPragma(_ pragma: String) throws(VaultError) -> String? {
+        try query("PRAGMA \(pragma)") { statement throws(VaultError) in
+            guard try step(statement) else { return nil }
+            return statement.text(0)
+        }
+    }
+
+    private func query<Result>(_ sql: String, _ body: (SQLiteStatement) throws(VaultError) -> Result) throws(VaultError) -> Result {
+        do {
+            return try connection.withStatement(sql) { statement in try body(statement) }
+        } catch let error as VaultError {
+            throw error
+        } catch let error as SQLiteError {
+            throw Self.translate(error, path: path)
+        } catch {
+            throw .corrupted(reason: "unexpected storage error")
+        }
+    }
+
+    private func step(_ statement: SQLiteStatement) throws(VaultError) -> Bool {
+        do { return try statement.step() } catch { throw Self.translate(error, path: path) }
+    }
+
+    private func bind(_ body: () throws(SQLiteError) -> Void) throws(VaultError) {
+        do { try body() } catch { throw Self.translate(error, path: path) }
+    }
+
+    /// The boundary where SQLite's result codes become ``VaultError``s.
+    static func translate(_ error: SQLiteError, path: String) -> VaultError {
+        switch error.primaryCode {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return .busy(path: path)
+        case SQLITE_NOTADB:
+            return .notAVault(path: path)
+        case SQLITE_CORRUPT, SQLITE_FORMAT, SQLITE_MISMATCH, SQLITE_CONSTRAINT, SQLITE_SCHEMA, SQLITE_ERROR, SQLITE_RANGE:
+            return .corrupted(reason: error.message)
+        case SQLITE_NOMEM:
+            return .io(path: path, errno: ENOMEM)
+        case SQLITE_FULL:
+            return .io(path: path, errno: error.systemErrno != 0 ? error.systemErrno : ENOSPC)
+        case SQLITE_PERM, SQLITE_AUTH:
+            return .io(path: path, errno: error.systemErrno != 0 ? error.systemErrno : EACCES)
+        case SQLITE_READONLY:
+            return .io(path: path, errno: error.systemErrno != 0 ? error.systemErrno : EROFS)
+        default: // SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_PROTOCOL, ...
+            return .io(path: path, errno: error.systemErrno != 0 ? error.systemErrno : EIO)
+        }
+    }
+}

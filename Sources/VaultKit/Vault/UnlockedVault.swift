@@ -1,0 +1,193 @@
+import Foundation
+
+/// An open database together with the keys that unlock it: the state behind a
+/// ``Vault``'s mutex. All item logic lives here so ``Vault`` and ``VaultBatch`` share it.
+struct UnlockedVault {
+    let database: VaultDatabase
+    var keys: KeyHierarchy
+    /// Kept (locked in memory) so a re-key by another process can be followed and
+    /// ``Vault/rekey()`` needs no passphrase.
+    var keyEncryptionKey: SecureBuffer
+    var header: VaultHeader
+
+    enum WriteMode {
+        case add, update, set
+    }
+
+    // MARK: Keys
+
+    /// Unwraps the master key in `header` with `keyEncryptionKey`, or `nil` if it does not open.
+    static func unwrapMasterKey(_ header: VaultHeader, with keyEncryptionKey: SecureBuffer) -> SecureBuffer? {
+        header.wrappedMasterKey.withUnsafeBytes { wrapped in
+            header.masterKeyNonce.withUnsafeBytes { nonce in
+                SecretBox.open(sealed: wrapped, nonce: nonce, key: keyEncryptionKey, lockInMemory: true)
+            }
+        }
+    }
+
+    /// Wraps `masterKey` under `keyEncryptionKey` with a fresh nonce.
+    static func wrap(masterKey: SecureBuffer, with keyEncryptionKey: SecureBuffer) -> (nonce: [UInt8], wrapped: [UInt8]) {
+        var nonce = [UInt8](repeating: 0, count: SecretBox.nonceByteCount)
+        let wrapped = nonce.withUnsafeMutableBytes { nonce in
+            SecretBox.seal(plaintextCount: masterKey.count, key: keyEncryptionKey, nonce: nonce) {
+                plaintext in masterKey.withBytes { plaintext.copyMemory(from: $0) }
+            }
+        }
+        return (nonce, wrapped)
+    }
+
+    /// Follows a re-key made by another process since this one unlocked the vault.
+    ///
+    /// Called inside every write transaction, so no item is ever sealed under a master
+    /// key the file no longer holds, and after a read that failed to authenticate.
+    /// - Returns: whether the keys changed.
+    @discardableResult
+    mutating func refreshKeysIfRekeyed() throws(VaultError) -> Bool {
+        guard try database.readMasterKeyCheck() != keys.keyCheck else { return false }
+        let newHeader = try database.readHeader()
+        guard let masterKey = Self.unwrapMasterKey(newHeader, with: keyEncryptionKey) else { throw .keyChanged }
+        let newKeys = KeyHierarchy(masterKey: masterKey)
+        guard newKeys.keyCheck == newHeader.masterKeyCheck else { throw .tampered(reason: "master key check does not match") }
+        keys = newKeys
+        header = newHeader
+        return true
+    }
+
+    // MARK: Reading
+
+    /// Opens the record stored in `row`'s place and checks it belongs there.
+    ///
+    /// - Returns: the attributes and the decrypted record, for callers that need the secret.
+    func openRecord(lookupID: [UInt8], nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
+        guard let plaintext = SecretBox.open(sealed: sealed, nonce: nonce, key: keys.sealingKey) else {
+            throw .tampered(reason: "item failed authentication")
+        }
+        let (item, secretRange) = try plaintext.withBytes { (bytes) throws(VaultError) in try ItemRecord.decode(bytes) }
+        // Binding (DESIGN.md): a valid record moved to another row is still rejected.
+        guard keys.lookupID(service: item.service, account: item.account) == lookupID else {
+            throw .tampered(reason: "item record does not belong to its row")
+        }
+        return (item, plaintext, secretRange)
+    }
+
+    /// Opens the record of a row read by ``VaultDatabase/forEachRow(serviceTag:_:)``.
+    func openRecord(_ row: VaultDatabase.Row) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
+        let result = row.nonce.withUnsafeBytes { nonce in
+            row.sealed.withUnsafeBytes { sealed in
+                Result { () throws(VaultError) in try openRecord(lookupID: row.lookupID, nonce: nonce, sealed: sealed) }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads one item, following a re-key by another process once if authentication fails.
+    mutating func read<Result>(
+        service: String, account: String,
+        _ body: (VaultItem, SecureBuffer, Range<Int>) throws(VaultError) -> Result
+    ) throws(VaultError) -> Result {
+        try Self.validate(service: service, account: account)
+        for attempt in 0..<2 {
+            let lookupID = keys.lookupID(service: service, account: account)
+            do throws(VaultError) {
+                let result = try database.withSealedItem(lookupID: lookupID) { (nonce, sealed) throws(VaultError) in
+                    let (item, plaintext, range) = try openRecord(lookupID: lookupID, nonce: nonce, sealed: sealed)
+                    return try body(item, plaintext, range)
+                }
+                if let result { return result }
+                // A re-key changes every lookup id: an item may only seem missing.
+                if attempt == 0, try refreshKeysIfRekeyed() { continue }
+                throw .itemNotFound
+            } catch .tampered(let reason) {
+                if attempt == 0, try refreshKeysIfRekeyed() { continue }
+                throw .tampered(reason: reason)
+            }
+        }
+        throw .itemNotFound
+    }
+
+    /// Attributes of every item, or every item of one service, sorted by service then account.
+    func list(service: String?) throws(VaultError) -> [VaultItem] {
+        if let service { try Self.validate(service: service) }
+        let tag = service.map { keys.serviceTag(service: $0) }
+        var items: [VaultItem] = []
+        try database.readTransaction { () throws(VaultError) in
+            try database.forEachRow(serviceTag: tag) { (row) throws(VaultError) in
+                let (item, _, _) = try openRecord(row)
+                guard keys.serviceTag(service: item.service) == row.serviceTag else {
+                    throw .tampered(reason: "item record does not belong to its service")
+                }
+                items.append(item)
+            }
+        }
+        items.sort { ($0.service, $0.account) < ($1.service, $1.account) }
+        return items
+    }
+
+    // MARK: Writing (call inside a write transaction, after refreshKeysIfRekeyed)
+
+    /// Adds or updates one item; `label` and `generic` of `nil` keep the stored values.
+    func write(
+        _ mode: WriteMode, secret: SecretBytes,
+        service: String, account: String, label: String?, generic: Data?
+    ) throws(VaultError) {
+        try Self.validate(service: service, account: account)
+        guard secret.count <= Self.maximumDataByteCount, (generic?.count ?? 0) <= Self.maximumDataByteCount else {
+            throw .invalidArgument("secret and generic data must each be at most 64 MiB")
+        }
+        let lookupID = keys.lookupID(service: service, account: account)
+        let existing = try database.withSealedItem(lookupID: lookupID) { (nonce, sealed) throws(VaultError) in
+            try openRecord(lookupID: lookupID, nonce: nonce, sealed: sealed).0
+        }
+        switch (mode, existing) {
+        case (.add, .some): throw .duplicateItem
+        case (.update, .none): throw .itemNotFound
+        default: break
+        }
+        let now = Date()
+        let item = VaultItem(
+            service: service, account: account,
+            label: label ?? existing?.label, generic: generic ?? existing?.generic,
+            created: existing?.created ?? now, modified: now
+        )
+        try database.upsert(seal(item, secret: secret, lookupID: lookupID))
+    }
+
+    /// Seals `item` and `secret` into a row under the current keys.
+    func seal(_ item: VaultItem, secret: SecretBytes, lookupID: [UInt8]) -> VaultDatabase.Row {
+        var nonce = [UInt8](repeating: 0, count: SecretBox.nonceByteCount)
+        let count = ItemRecord.encodedCount(attributes: item, secretCount: secret.count)
+        let sealed = nonce.withUnsafeMutableBytes { nonce in
+            secret.withUnsafeBytes { secret in
+                SecretBox.seal(plaintextCount: count, key: keys.sealingKey, nonce: nonce) { plaintext in
+                    ItemRecord.encode(attributes: item, secret: secret, into: plaintext)
+                }
+            }
+        }
+        return .init(lookupID: lookupID, serviceTag: keys.serviceTag(service: item.service), nonce: nonce, sealed: sealed)
+    }
+
+    func delete(service: String, account: String) throws(VaultError) -> Bool {
+        try Self.validate(service: service, account: account)
+        return try database.delete(lookupID: keys.lookupID(service: service, account: account))
+    }
+
+    func deleteAll(service: String) throws(VaultError) -> Int {
+        try Self.validate(service: service)
+        return try database.deleteAll(serviceTag: keys.serviceTag(service: service))
+    }
+
+    // MARK: Arguments
+
+    /// A longest name, so a record's lengths always fit its 4-byte prefixes with room to spare.
+    static let maximumNameByteCount = 64 * 1024
+    /// Secrets and generic data: far below SQLite's 1 GB blob limit.
+    static let maximumDataByteCount = 64 * 1024 * 1024
+
+    static func validate(service: String, account: String? = nil) throws(VaultError) {
+        guard !service.isEmpty else { throw .invalidArgument("service must not be empty") }
+        guard service.utf8.count <= maximumNameByteCount else { throw .invalidArgument("service is longer than 64 KiB") }
+        if let account {
+            guard account.utf8.count <= maximumNameByteCount else { throw .invalidArgument("account is longer than 64 KiB") }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+
+extension Vault {
+    // MARK: Writing items
+
+    /// Stores `secret` for (`service`, `account`), adding the item or updating it, as one
+    /// atomic step: there is no window between "does it exist?" and the write in which
+    /// another task or process could slip in.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try vault.set("s3cr3t", service: "api.example.com", account: "alice", label: "Example API")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - label: a name for people; `nil` keeps the stored label (none for a new item).
+    ///   - generic: application data; `nil` keeps the stored data (none for a new item).
+    /// - Throws: ``VaultError/invalidArgument(_:)`` for an empty service; storage errors.
+    public func set(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+        try write(.set, secret, service: service, account: account, label: label, generic: generic)
+    }
+
+    /// Stores a UTF-8 string secret; see ``set(_:service:account:label:generic:)-(SecretBytes,_,_,_,_)``.
+    public func set(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+        try set(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
+    }
+
+    /// Stores binary secret bytes; see ``set(_:service:account:label:generic:)-(SecretBytes,_,_,_,_)``.
+    public func set(_ secret: Data, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+        try set(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
+    }
+
+    /// Adds a new item.
+    ///
+    /// - Throws: ``VaultError/duplicateItem`` if (`service`, `account`) already exists.
+    public func add(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+        try write(.add, secret, service: service, account: account, label: label, generic: generic)
+    }
+
+    /// Adds a new item with a UTF-8 string secret.
+    public func add(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+        try add(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
+    }
+
+    /// Replaces the secret of an existing item; `nil` attributes keep their stored values.
+    ///
+    /// - Throws: ``VaultError/itemNotFound`` if there is no such item.
+    public func update(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+        try write(.update, secret, service: service, account: account, label: label, generic: generic)
+    }
+
+    /// Replaces the secret of an existing item with a UTF-8 string.
+    public func update(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+        try update(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
+    }
+
+    private func write(_ mode: UnlockedVault.WriteMode, _ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws {
+        try withUnlocked { (vault) throws(VaultError) in
+            try vault.database.writeTransaction { () throws(VaultError) in
+                try vault.refreshKeysIfRekeyed()
+                try vault.write(mode, secret: secret, service: service, account: account, label: label, generic: generic)
+            }
+        }
+    }
+
+    /// Deletes one item.
+    ///
+    /// - Returns: whether it existed.
+    @discardableResult
+    public func delete(service: String, account: String) throws -> Bool {
+        try withUnlocked { (vault) throws(VaultError) in
+            try vault.database.writeTransaction { () throws(VaultError) in
+                try vault.refreshKeysIfRekeyed()
+                return try vault.delete(service: service, account: account)
+            }
+        }
+    }
+
+    /// Deletes every item of `service`.
+    ///
+    /// - Returns: how many items were deleted.
+    @discardableResult
+    public func deleteAll(service: String) throws -> Int {
+        try withUnlocked { (vault) throws(VaultError) in
+            try vault.database.writeTransaction { () throws(VaultError) in
+                try vault.refreshKeysIfRekeyed()
+                return try vault.deleteAll(service: service)
+            }
+        }
+    }
+
+    /// Applies several writes in one transaction: all of them or none, with one
+    /// durable commit, which is what makes bulk imports fast.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try vault.batch { batch in
+    ///     for (account, token) in tokens {
+    ///         try batch.set(token, service: "api.example.com", account: account)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// `body` runs while this vault is locked: do not call the same `Vault` from inside it.
+    /// If `body` throws, nothing is written and the error is rethrown.
+    public func batch(_ body: (VaultBatch) throws -> Void) throws {
+        var bodyError: (any Error)?
+        do {
+            try withUnlocked { (vault) throws(VaultError) in
+                try vault.database.writeTransaction { () throws(VaultError) in
+                    try vault.refreshKeysIfRekeyed()
+                    do {
+                        try body(VaultBatch(vault: vault))
+                    } catch let error as VaultError {
+                        throw error
+                    } catch {
+                        // Any throw rolls the transaction back; the caller's own error is rethrown below.
+                        bodyError = error
+                        throw VaultError.invalidArgument("batch aborted")
+                    }
+                }
+            }
+        } catch {
+            throw bodyError ?? error
+        }
+    }
+
+    // MARK: Reading items
+
+    /// The secret of an item, in memory that is zeroed when released.
+    ///
+    /// - Throws: ``VaultError/itemNotFound``; ``VaultError/tampered(reason:)`` if the
+    ///   stored item was modified or moved.
+    public func secret(service: String, account: String) throws -> SecretBytes {
+        try withUnlocked { (vault) throws(VaultError) in
+            try vault.read(service: service, account: account) { (_, plaintext, range) throws(VaultError) in
+                SecretBytes(storage: plaintext.copy(range))
+            }
+        }
+    }
+
+    /// The secret of an item as a `String`.
+    ///
+    /// - Throws: ``VaultError/secretNotUTF8`` if the bytes are not UTF-8, and the errors of ``secret(service:account:)``.
+    public func string(service: String, account: String) throws -> String {
+        guard let string = try secret(service: service, account: account).string() else {
+            throw VaultError.secretNotUTF8
+        }
+        return string
+    }
+
+    /// The secret of an item as `Data` (an ordinary copy, not zeroed by VaultKit).
+    public func data(service: String, account: String) throws -> Data {
+        try secret(service: service, account: account).data()
+    }
+
+    /// Calls `body` with the secret bytes while they are in protected memory; nothing is copied.
+    public func withSecret<Result>(service: String, account: String, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+        try secret(service: service, account: account).withUnsafeBytes(body)
+    }
+
+    /// The attributes of one item, without its secret.
+    ///
+    /// - Throws: ``VaultError/itemNotFound``.
+    public func item(service: String, account: String) throws -> VaultItem {
+        try withUnlocked { (vault) throws(VaultError) in
+            try vault.read(service: service, account: account) { (item, _, _) throws(VaultError) in item }
+        }
+    }
+
+    /// Whether an item exists for (`service`, `account`).
+    public func contains(service: String, account: String) throws -> Bool {
+        do {
+            _ = try item(service: service, account: account)
+            return true
+        } catch VaultError.itemNotFound {
+            return false
+        }
+    }
+
+    /// The attributes (never the secrets) of all items, or of one service's items,
+    /// sorted by service and then account.
+    public func items(service: String? = nil) throws -> [VaultItem] {
+        try withUnlocked { (vault) throws(VaultError) in try vault.list(service: service) }
+    }
+}

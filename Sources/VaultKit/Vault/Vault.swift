@@ -1,0 +1,254 @@
+import Foundation
+import Synchronization
+
+/// An encrypted vault of generic-password items in one file, like a Keychain you carry.
+///
+/// Items are identified by a service and an account and hold a secret plus optional
+/// attributes (see ``VaultItem``). Everything about an item is sealed with
+/// XSalsa20-Poly1305 under a random master key, which is itself wrapped under a key
+/// derived from your passphrase with Argon2id, or under a raw 32-byte ``VaultKey``.
+///
+/// For example:
+///
+/// ```swift
+/// let vault = try Vault.create(at: "/home/alice/.local/share/app/app.vault", passphrase: "correct horse")
+/// try vault.set("s3cr3t", service: "api.example.com", account: "alice")
+/// let token = try vault.string(service: "api.example.com", account: "alice")   // "s3cr3t"
+/// ```
+///
+/// A `Vault` is `Sendable`: share one instance between tasks and threads. Several
+/// processes may open the same file at once; a writer waits for another writer's
+/// lock up to the busy timeout. Every write is durable when the call returns.
+public final class Vault: Sendable {
+    /// The vault file's path.
+    public let path: String
+
+    /// `nil` once closed. One connection per `Vault`, serialised by the mutex: SQLite
+    /// point queries take microseconds, so a pool would add nothing but contention.
+    private let state: Mutex<UnlockedVault?>
+
+    private init(path: String, unlocked: consuming sending UnlockedVault) {
+        self.path = path
+        self.state = Mutex(unlocked)
+    }
+
+    /// How long a call waits for another process's write lock before ``VaultError/busy(path:)``.
+    public static let defaultBusyTimeout: Duration = .seconds(10)
+
+    // MARK: Creating
+
+    /// Creates a vault protected by a passphrase.
+    ///
+    /// Missing parent directories are created with mode 0700; the file is created
+    /// with mode 0600, completely or not at all.
+    ///
+    /// - Parameters:
+    ///   - path: where the vault file goes; nothing may exist there yet.
+    ///   - passphrase: its UTF-8 bytes are the Argon2id input, without normalisation.
+    ///   - kdf: Argon2id cost, recorded in the file.
+    ///   - busyTimeout: how long to wait for another process's write lock.
+    /// - Throws: ``VaultError/vaultAlreadyExists(path:)``, ``VaultError/io(path:errno:)``, ``VaultError/keyDerivationFailed``.
+    public static func create(at path: String, passphrase: String, kdf: KDFParameters = .moderate, busyTimeout: Duration = defaultBusyTimeout) throws -> Vault {
+        try create(at: path, passphrase: SecretBytes(passphrase), kdf: kdf, busyTimeout: busyTimeout)
+    }
+
+    /// Creates a vault protected by a passphrase held in protected memory.
+    public static func create(at path: String, passphrase: SecretBytes, kdf: KDFParameters = .moderate, busyTimeout: Duration = defaultBusyTimeout) throws -> Vault {
+        try Sodium.ensureInitialized()
+        let salt = Sodium.randomBytes(count: PassphraseKDF.saltByteCount)
+        try FileSystem.createParentDirectories(of: path)
+        try refuseExisting(path)
+        let keyEncryptionKey = try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: kdf)
+        return try create(at: path, keySource: .passphrase(salt: salt, parameters: kdf), keyEncryptionKey: keyEncryptionKey, busyTimeout: busyTimeout)
+    }
+
+    /// Creates a vault unlocked by a raw 32-byte key, with no key derivation.
+    ///
+    /// - Throws: ``VaultError/vaultAlreadyExists(path:)``, ``VaultError/io(path:errno:)``.
+    public static func create(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) throws -> Vault {
+        try Sodium.ensureInitialized()
+        try FileSystem.createParentDirectories(of: path)
+        let keyEncryptionKey = key.withUnsafeBytes { SecureBuffer(copying: $0, lockInMemory: true) }
+        return try create(at: path, keySource: .rawKey, keyEncryptionKey: keyEncryptionKey, busyTimeout: busyTimeout)
+    }
+
+    /// Fails early, before a slow key derivation, when the path is taken; the final
+    /// `link(2)` still guards against a file appearing meanwhile.
+    private static func refuseExisting(_ path: String) throws(VaultError) {
+        if FileManager.default.fileExists(atPath: path) { throw .vaultAlreadyExists(path: path) }
+    }
+
+    private static func create(at path: String, keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer, busyTimeout: Duration) throws(VaultError) -> Vault {
+        try refuseExisting(path)
+        let masterKey = KeyHierarchy.randomMasterKey()
+        let keys = KeyHierarchy(masterKey: masterKey)
+        let (nonce, wrapped) = UnlockedVault.wrap(masterKey: masterKey, with: keyEncryptionKey)
+        let header = VaultHeader(
+            formatVersion: VaultHeader.currentFormatVersion,
+            vaultID: Sodium.randomBytes(count: VaultHeader.vaultIDByteCount),
+            keySource: keySource,
+            masterKeyNonce: nonce, wrappedMasterKey: wrapped, masterKeyCheck: keys.keyCheck
+        )
+        let temporary = try FileSystem.createTemporaryFile(besides: path)
+        do {
+            try VaultDatabase.initialize(fileAt: temporary, header: header)
+            try FileSystem.publish(temporary, at: path)
+        } catch {
+            FileSystem.removeDatabaseFiles(temporary)
+            throw error
+        }
+        let database = try VaultDatabase(openingExisting: path, busyTimeoutMilliseconds: milliseconds(busyTimeout))
+        return Vault(path: path, unlocked: UnlockedVault(database: database, keys: keys, keyEncryptionKey: keyEncryptionKey, header: header))
+    }
+
+    // MARK: Opening
+
+    /// Opens an existing vault with its passphrase.
+    ///
+    /// - Throws: ``VaultError/vaultNotFound(path:)``, ``VaultError/notAVault(path:)``,
+    ///   ``VaultError/wrongPassphrase``, ``VaultError/unsupportedFormatVersion(_:)``,
+    ///   ``VaultError/corrupted(reason:)``, ``VaultError/insecurePermissions(path:mode:)``,
+    ///   ``VaultError/io(path:errno:)``.
+    public static func open(at path: String, passphrase: String, busyTimeout: Duration = defaultBusyTimeout) throws -> Vault {
+        try open(at: path, passphrase: SecretBytes(passphrase), busyTimeout: busyTimeout)
+    }
+
+    /// Opens an existing vault with its passphrase held in protected memory.
+    public static func open(at path: String, passphrase: SecretBytes, busyTimeout: Duration = defaultBusyTimeout) throws -> Vault {
+        try open(at: path, busyTimeout: busyTimeout) { (header) throws(VaultError) in
+            guard case .passphrase(let salt, let parameters) = header.keySource else {
+                throw .invalidArgument("this vault is unlocked with a key, not a passphrase")
+            }
+            return try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: parameters)
+        }
+    }
+
+    /// Opens an existing vault with its raw key.
+    public static func open(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) throws -> Vault {
+        try open(at: path, busyTimeout: busyTimeout) { (header) throws(VaultError) in
+            guard header.keySource == .rawKey else {
+                throw .invalidArgument("this vault is unlocked with a passphrase, not a key")
+            }
+            return key.withUnsafeBytes { SecureBuffer(copying: $0, lockInMemory: true) }
+        }
+    }
+
+    private static func open(
+        at path: String, busyTimeout: Duration,
+        keyEncryptionKey derive: (VaultHeader) throws(VaultError) -> SecureBuffer
+    ) throws(VaultError) -> Vault {
+        try Sodium.ensureInitialized()
+        try FileSystem.checkExistingVault(at: path)
+        let database = try VaultDatabase(openingExisting: path, busyTimeoutMilliseconds: milliseconds(busyTimeout))
+        let header = try database.readHeader()
+        let keyEncryptionKey = try derive(header)
+        guard let masterKey = UnlockedVault.unwrapMasterKey(header, with: keyEncryptionKey) else {
+            throw .wrongPassphrase
+        }
+        let keys = KeyHierarchy(masterKey: masterKey)
+        guard keys.keyCheck == header.masterKeyCheck else {
+            throw .tampered(reason: "master key check does not match")
+        }
+        return Vault(path: path, unlocked: UnlockedVault(database: database, keys: keys, keyEncryptionKey: keyEncryptionKey, header: header))
+    }
+
+    /// Closes the file and wipes the keys; later calls throw ``VaultError/closed``.
+    /// Releasing the last reference does the same.
+    public func close() {
+        state.withLock { $0 = nil }
+    }
+
+    // MARK: Changing the keys
+
+    /// Changes the passphrase (or switches a key-unlocked vault to a passphrase).
+    ///
+    /// Only the master key is re-wrapped: this costs one key derivation whatever the
+    /// vault's size, and no item is rewritten.
+    public func changePassphrase(to passphrase: String, kdf: KDFParameters = .moderate) throws {
+        try changePassphrase(to: SecretBytes(passphrase), kdf: kdf)
+    }
+
+    /// Changes the passphrase, given in protected memory.
+    public func changePassphrase(to passphrase: SecretBytes, kdf: KDFParameters = .moderate) throws {
+        try Sodium.ensureInitialized()
+        let salt = Sodium.randomBytes(count: PassphraseKDF.saltByteCount)
+        let keyEncryptionKey = try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: kdf)
+        try rewrap(keySource: .passphrase(salt: salt, parameters: kdf), keyEncryptionKey: keyEncryptionKey)
+    }
+
+    /// Makes a raw key, instead of a passphrase, unlock the vault. O(1), like ``changePassphrase(to:kdf:)``.
+    public func changeKey(to key: VaultKey) throws {
+        let keyEncryptionKey = key.withUnsafeBytes { SecureBuffer(copying: $0, lockInMemory: true) }
+        try rewrap(keySource: .rawKey, keyEncryptionKey: keyEncryptionKey)
+    }
+
+    private func rewrap(keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer) throws {
+        try withUnlocked { (vault) throws(VaultError) in
+            let header = try vault.database.writeTransaction { () throws(VaultError) -> VaultHeader in
+                try vault.refreshKeysIfRekeyed()
+                let (nonce, wrapped) = UnlockedVault.wrap(masterKey: vault.keys.masterKey, with: keyEncryptionKey)
+                var header = vault.header
+                header.keySource = keySource
+                header.masterKeyNonce = nonce
+                header.wrappedMasterKey = wrapped
+                try vault.database.updateKeyWrapping(header)
+                return header
+            }
+            vault.header = header
+            vault.keyEncryptionKey = keyEncryptionKey
+        }
+    }
+
+    /// Replaces the master key with a new random one and re-seals every item under it,
+    /// in one transaction: after a crash the vault holds either all old or all new.
+    ///
+    /// Use it when a master key may have leaked (for example from a memory dump). The
+    /// passphrase or key stays the same. Other processes that have the vault open
+    /// follow the change on their next call.
+    public func rekey() throws {
+        try withUnlocked { (vault) throws(VaultError) in
+            let (newKeys, header) = try vault.database.writeTransaction { () throws(VaultError) -> (KeyHierarchy, VaultHeader) in
+                try vault.refreshKeysIfRekeyed()
+                let newKeys = KeyHierarchy(masterKey: KeyHierarchy.randomMasterKey())
+                var resealed: [VaultDatabase.Row] = []
+                let current = vault
+                try vault.database.forEachRow(serviceTag: nil) { (row) throws(VaultError) in
+                    let (item, plaintext, range) = try current.openRecord(row)
+                    let secret = SecretBytes(storage: plaintext.copy(range))
+                    var next = current
+                    next.keys = newKeys
+                    let lookupID = newKeys.lookupID(service: item.service, account: item.account)
+                    resealed.append(next.seal(item, secret: secret, lookupID: lookupID))
+                }
+                _ = try vault.database.deleteAll(serviceTag: nil)
+                for row in resealed { try vault.database.upsert(row) }
+                let (nonce, wrapped) = UnlockedVault.wrap(masterKey: newKeys.masterKey, with: vault.keyEncryptionKey)
+                var header = vault.header
+                header.masterKeyNonce = nonce
+                header.wrappedMasterKey = wrapped
+                header.masterKeyCheck = newKeys.keyCheck
+                try vault.database.updateKeyWrapping(header)
+                return (newKeys, header)
+            }
+            vault.keys = newKeys
+            vault.header = header
+        }
+    }
+
+    // MARK: Plumbing
+
+    /// Runs `body` on the open vault under the mutex.
+    func withUnlocked<Result: Sendable>(_ body: (inout UnlockedVault) throws(VaultError) -> Result) throws(VaultError) -> Result {
+        try state.withLock { (state) throws(VaultError) -> Result in
+            guard var vault = state.take() else { throw .closed }
+            defer { state = vault }
+            return try body(&vault)
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: max(0, total))
+    }
+}
