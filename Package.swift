@@ -27,7 +27,10 @@ let package = Package(
         // and to kill mid-write.
         .executableTarget(name: "vault-test-writer", dependencies: ["VaultKit"], path: "Tests/Helpers/vault-test-writer"),
 
-        .testTarget(name: "VaultKitTests", dependencies: ["VaultKit", "vault-test-writer"]),
+        // Shared by the test targets: temporary directories, child processes, cheap KDF limits.
+        .target(name: "TestSupport", dependencies: ["VaultKit"], path: "Tests/TestSupport"),
+
+        .testTarget(name: "VaultKitTests", dependencies: ["VaultKit", "TestSupport", "vault-test-writer"]),
     ],
     swiftLanguageModes: [.v6]
 )
