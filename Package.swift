@@ -30,7 +30,7 @@ let package = Package(
         // Shared by the test targets: temporary directories, child processes, cheap KDF limits.
         .target(name: "TestSupport", dependencies: ["VaultKit"], path: "Tests/TestSupport"),
 
-        .testTarget(name: "VaultKitTests", dependencies: ["VaultKit", "TestSupport", "vault-test-writer"]),
+        .testTarget(name: "VaultKitTests", dependencies: ["VaultKit", "CSQLite", "TestSupport", "vault-test-writer"]),
     ],
     swiftLanguageModes: [.v6]
 )
