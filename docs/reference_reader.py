@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""An independent reader of VaultKit vault files, written only from docs/FORMAT.md.
+
+It shares no code with VaultKit: SQLite from Python's standard library, libsodium
+through PyNaCl (`pip install pynacl`). The test suite runs it against vaults that
+VaultKit wrote, which keeps FORMAT.md honest.
+
+Usage:
+    VAULT_PASSPHRASE=... reference_reader.py VAULT      # passphrase vault
+    reference_reader.py VAULT --key-file KEYFILE         # raw-key vault (32 bytes)
+
+Prints one JSON object per item (secret and generic data as hex), sorted by
+service then account, and exits 1 with a message on any authentication failure.
+"""
+import argparse
+import json
+import os
+import sqlite3
+import struct
+import sys
+
+import nacl.bindings as sodium
+import nacl.hash
+import nacl.encoding
+import nacl.pwhash
+import nacl.secret
+
+APPLICATION_ID = 0x564C544B
+
+
+def fail(message):
+    print(f"reference_reader: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def subkey(master_key, subkey_id):
+    # crypto_kdf_derive_from_key: BLAKE2b-256 of nothing, keyed, salt = u64le(id) || 0*8,
+    # personal = "VaultKit" || 0*8.
+    return nacl.hash.blake2b(
+        b"", digest_size=32, key=master_key,
+        salt=struct.pack("<Q", subkey_id) + bytes(8),
+        person=b"VaultKit" + bytes(8),
+        encoder=nacl.encoding.RawEncoder,
+    )
+
+
+def lp(data):
+    return struct.pack("<I", len(data)) + data
+
+
+def keyed_hash(index_key, message):
+    return nacl.hash.blake2b(message, digest_size=32, key=index_key, encoder=nacl.encoding.RawEncoder)
+
+
+def parse_record(record):
+    offset = 0
+
+    def take(count):
+        nonlocal offset
+        if offset + count > len(record):
+            fail("malformed record")
+        chunk = record[offset:offset + count]
+        offset += count
+        return chunk
+
+    def take_lp():
+        (length,) = struct.unpack("<I", take(4))
+        return take(length)
+
+    if take(1) != b"\x01":
+        fail("unknown record version")
+    service = take_lp().decode("utf-8")
+    account = take_lp().decode("utf-8")
+    flags = take(1)[0]
+    if flags & ~0b11:
+        fail("malformed record flags")
+    label = take_lp().decode("utf-8") if flags & 1 else None
+    generic = take_lp() if flags & 2 else None
+    (created,) = struct.unpack("<q", take(8))
+    (modified,) = struct.unpack("<q", take(8))
+    secret = take_lp()
+    if offset != len(record):
+        fail("trailing bytes in record")
+    return service, account, label, generic, created, modified, secret
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("vault")
+    parser.add_argument("--key-file")
+    args = parser.parse_args()
+
+    db = sqlite3.connect(f"file:{args.vault}?mode=ro", uri=True)
+    if db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+        fail("not a vault")
+    (version, algorithm, salt, ops, mem, nonce, wrapped, check) = db.execute(
+        "SELECT format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, "
+        "master_key_nonce, wrapped_master_key, master_key_check FROM vault_header WHERE singleton = 1"
+    ).fetchone()
+    if version > 1:
+        fail(f"unsupported format version {version}")
+
+    if algorithm == "argon2id13":
+        passphrase = os.environ.get("VAULT_PASSPHRASE")
+        if passphrase is None:
+            fail("set VAULT_PASSPHRASE")
+        kek = nacl.pwhash.argon2id.kdf(32, passphrase.encode("utf-8"), salt, opslimit=ops, memlimit=mem)
+    elif algorithm == "raw":
+        with open(args.key_file, "rb") as handle:
+            kek = handle.read()
+    else:
+        fail(f"unknown kdf {algorithm}")
+
+    try:
+        master = nacl.secret.SecretBox(kek).decrypt(wrapped, nonce)
+    except Exception:
+        fail("wrong passphrase or key")
+    if subkey(master, 3) != check:
+        fail("master key check mismatch")
+    sealing_key, index_key = subkey(master, 1), subkey(master, 2)
+
+    items = []
+    for lookup_id, service_tag, item_nonce, sealed in db.execute(
+        "SELECT lookup_id, service_tag, nonce, sealed FROM vault_items"
+    ):
+        try:
+            record = nacl.secret.SecretBox(sealing_key).decrypt(sealed, item_nonce)
+        except Exception:
+            fail("item failed authentication")
+        service, account, label, generic, created, modified, secret = parse_record(record)
+        s, a = service.encode("utf-8"), account.encode("utf-8")
+        if keyed_hash(index_key, b"\x01" + lp(s) + lp(a)) != lookup_id:
+            fail("record does not belong to its row")
+        if keyed_hash(index_key, b"\x02" + lp(s)) != service_tag:
+            fail("record does not belong to its service")
+        items.append({
+            "service": service, "account": account, "label": label,
+            "generic": generic.hex() if generic is not None else None,
+            "created": created, "modified": modified, "secret": secret.hex(),
+        })
+    items.sort(key=lambda item: (item["service"], item["account"]))
+    for item in items:
+        print(json.dumps(item, ensure_ascii=False, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what VaultKit needs and the machine lacks; does nothing when all is there.
+# Debian/Ubuntu: libsodium-dev, libsqlite3-dev, pkg-config (apt-get, as root or via sudo).
+# macOS: libsodium through Homebrew (SQLite ships with the OS).
+# Test extras: PyNaCl for the independent format reader (skipped, with a note, if pip can't).
+set -euo pipefail
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "install-deps: no 'swift' on PATH; install a Swift 6 toolchain from swift.org first" >&2
+    exit 1
+fi
+
+if [[ "$(uname)" == "Darwin" ]]; then
+    pkg-config --exists libsodium 2>/dev/null || brew install libsodium pkg-config
+else
+    missing=()
+    command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+    pkg-config --exists libsodium 2>/dev/null || missing+=(libsodium-dev)
+    pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
+    if ((${#missing[@]})); then
+        sudo=""
+        [[ $(id -u) -eq 0 ]] || sudo="sudo"
+        echo "install-deps: installing ${missing[*]}" >&2
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+fi
+
+if [[ "${1:-}" == "--test" ]] && ! python3 -c "import nacl.pwhash" >/dev/null 2>&1; then
+    python3 -m pip install --quiet --disable-pip-version-check pynacl >/dev/null 2>&1 \
+        || echo "install-deps: could not install PyNaCl; the independent-reader format tests will be skipped" >&2
+fi

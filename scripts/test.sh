@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine: installs what is missing, builds with
+# zero warnings allowed in this package's own code, runs every test, then runs the
+# benchmark suites in quick mode (only to prove they build and run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh --test
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+swift build --build-tests 2>&1 | tee "$log"
+if grep -E "^$PWD/(Sources|Tests|Examples)/.*: warning:" "$log" >/dev/null; then
+    echo "test.sh: the build has warnings in VaultKit's own code:" >&2
+    grep -E "^$PWD/(Sources|Tests|Examples)/.*: warning:" "$log" | sort -u >&2
+    exit 1
+fi
+
+swift test --skip-build
+
+if [[ -x Benchmarks/run-quick.sh ]]; then
+    Benchmarks/run-quick.sh
+fi
