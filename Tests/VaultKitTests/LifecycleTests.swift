@@ -208,3 +208,21 @@ enum FileSystemCleanup {
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
     }
 }
+
+/// Paths the operating system refuses give `io` errors with the errno, and create nothing.
+@Suite struct PathErrorTests {
+    @Test func aPathBelowARegularFileIsAnIOError() throws {
+        let directory = TestPaths.temporaryDirectory()
+        let file = directory + "/plain"
+        Fixtures.write([1, 2, 3], to: file)
+        #expect(throws: VaultError.io(path: file, errno: ENOTDIR)) { try Vault.create(at: file + "/x.vault", key: VaultKey.random()) }
+        #expect(throws: VaultError.io(path: file + "/x.vault", errno: ENOTDIR)) { try Vault.open(at: file + "/x.vault", key: VaultKey.random()) }
+        #expect(Fixtures.bytes(of: file) == [1, 2, 3])
+    }
+
+    @Test func aReadOnlyDirectoryIsAnIOError() throws {
+        // Root ignores directory permissions; a read-only bind is not available in tests,
+        // so /proc (read-only for everyone) stands in.
+        #expect(throws: VaultError.self) { try Vault.create(at: "/proc/vaultkit-test.vault", key: VaultKey.random()) }
+    }
+}

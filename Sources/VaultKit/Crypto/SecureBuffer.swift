@@ -1,4 +1,5 @@
 internal import CSodium
+import Synchronization
 
 /// Heap memory for secret bytes that is wiped with `sodium_memzero` when released.
 ///
@@ -62,6 +63,15 @@ final class SecureBuffer: @unchecked Sendable {
         } else {
             sodium_memzero(pointer, max(count, 1))
         }
+        #if DEBUG
+        Self.releaseObserver.withLock { $0 }?(UnsafeRawBufferPointer(start: pointer, count: count))
+        #endif
         pointer.deallocate()
     }
+
+    #if DEBUG
+    /// Test hook: sees each buffer's memory after it was wiped and before it is freed,
+    /// so a test can prove the wipe happened. Debug builds only.
+    static let releaseObserver = Mutex<(@Sendable (UnsafeRawBufferPointer) -> Void)?>(nil)
+    #endif
 }
