@@ -4,6 +4,8 @@
 //
 //   vault-test-writer write     VAULT KEYFILE PREFIX COUNT   set svc/PREFIX-i = v-PREFIX-i, print "ack i"
 //   vault-test-writer hold-lock VAULT KEYFILE SECONDS        hold the write lock, print "locked"
+//   vault-test-writer passwd-loop VAULT KEYFILE              change the passphrase to "pass-i", print "ack i"
+//   vault-test-writer rekey-loop VAULT KEYFILE               re-key over and over, print "ack i"
 //
 // The key comes from a file, never from argv.
 import Foundation
@@ -42,6 +44,17 @@ do {
             Thread.sleep(forTimeInterval: seconds)
         }
         emit("released")
+    case "passwd-loop":
+        let cheap = try KDFParameters(opsLimit: 1, memoryLimit: 8 * 1024)
+        for index in 0... {
+            try vault.changePassphrase(to: "pass-\(index)", kdf: cheap)
+            emit("ack \(index)")
+        }
+    case "rekey-loop":
+        for index in 0... {
+            try vault.rekey()
+            emit("ack \(index)")
+        }
     default:
         fail("unknown mode \(mode)")
     }
