@@ -20,3 +20,6 @@ swift test --skip-build
 if [[ -x Benchmarks/run-quick.sh ]]; then
     Benchmarks/run-quick.sh
 fi
+
+# libFuzzer targets (record decoder, whole vault files), bounded; VAULTKIT_FUZZ_SECONDS for longer runs.
+Fuzz/run.sh "${VAULTKIT_FUZZ_SECONDS:-30}"

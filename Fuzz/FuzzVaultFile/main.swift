@@ -1,0 +1,45 @@
+// libFuzzer target: arbitrary bytes as a whole vault file.
+//
+// Opens the bytes as a vault with a fixed key and reads everything it can. Only typed
+// VaultErrors may come out: no crash, no hang (the busy timeout is short), and never
+// an item whose record did not authenticate.
+import Foundation
+import FuzzSupport
+@testable import VaultKit
+
+/// The key the seed vaults were created with (`Fuzz/run.sh --make-seeds`).
+let fuzzKey = try! VaultKey(Data((1...32).map { UInt8($0) }))
+let fuzzPath = "/dev/shm/vaultkit-fuzz-\(getpid()).vault"
+
+func fuzzVaultFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    for suffix in ["", "-wal", "-shm", "-journal"] { unlink(fuzzPath + suffix) }
+    let contents = data.map { Data(bytes: $0, count: size) } ?? Data()
+    FileManager.default.createFile(atPath: fuzzPath, contents: contents, attributes: [.posixPermissions: 0o600])
+    do {
+        let vault = try Vault.open(at: fuzzPath, key: fuzzKey, busyTimeout: .milliseconds(10))
+        for item in try vault.items() {
+            _ = try vault.secret(service: item.service, account: item.account)
+        }
+    } catch is VaultError {
+        // Expected for almost every input.
+    } catch {
+        fatalError("untyped error \(error)")
+    }
+    return 0
+}
+
+/// `VAULTKIT_FUZZ_MAKE_SEEDS=DIR`: write small valid vaults into DIR, then exit.
+if let directory = ProcessInfo.processInfo.environment["VAULTKIT_FUZZ_MAKE_SEEDS"] {
+    for (index, count) in [0, 1, 5].enumerated() {
+        let path = "\(directory)/seed-\(index).vault"
+        unlink(path)
+        let vault = try! Vault.create(at: path, key: fuzzKey)
+        for item in 0..<count {
+            try! vault.set("secret \(item)", service: "svc\(item % 2)", account: "acct\(item)", label: item == 0 ? "label" : nil, generic: Data([UInt8(item)]))
+        }
+        vault.close()
+    }
+    exit(0)
+}
+
+exit(runFuzzer(fuzzVaultFile))

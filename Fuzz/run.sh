@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets and runs each for a bounded time.
+#   Fuzz/run.sh [SECONDS_PER_TARGET]     default 30; CI runs this with the default
+#   Fuzz/run.sh --make-seeds             regenerate the committed seed vaults
+# Crashes are written to Fuzz/Artifacts/ and make the script fail.
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds=${1:-30}
+flags=(-c release --scratch-path ../.build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing -Xswiftc -use-ld=lld)
+swift build "${flags[@]}" 2>&1 | grep -E "error|warning: .*/(Sources|Fuzz)/" || true
+bin=$(swift build "${flags[@]}" --show-bin-path)
+
+if [[ "$seconds" == "--make-seeds" ]]; then
+    mkdir -p Corpus/FuzzVaultFile
+    VAULTKIT_FUZZ_MAKE_SEEDS="$PWD/Corpus/FuzzVaultFile" "$bin/FuzzVaultFile" || true
+    exit 0
+fi
+
+mkdir -p Artifacts
+for target in FuzzRecordDecoder FuzzVaultFile; do
+    work=$(mktemp -d)
+    cp -R "Corpus/$target/." "$work/"
+    echo "fuzz: $target for ${seconds}s"
+    "$bin/$target" "$work" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="Artifacts/$target-" -print_final_stats=1 2>&1 \
+        | grep -E "^(Done [0-9]+ runs|stat::average_exec_per_sec|stat::peak_rss_mb|==.*ERROR|SUMMARY)" || true
+    status=${PIPESTATUS[0]}
+    rm -rf "$work"
+    if [[ $status -ne 0 ]]; then echo "fuzz: $target FAILED (exit $status); see Fuzz/Artifacts" >&2; exit 1; fi
+done
+echo "fuzz: no crash, no hang"
