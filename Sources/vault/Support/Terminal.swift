@@ -17,12 +17,13 @@ enum Terminal {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        Output.write(prompt, to: fd)
+        // Echo goes off before the prompt appears, so nothing typed after it is shown.
         guard vault_cli_echo_off(fd) == 0 else { throw .cannotRead(what: "the terminal", errno: errno) }
         defer {
             vault_cli_echo_restore()
             Output.write("\n", to: fd)
         }
+        Output.write(prompt, to: fd)
         let line = SensitiveBuffer()
         var byte: UInt8 = 0
         while true {
