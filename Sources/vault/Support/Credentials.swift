@@ -54,7 +54,8 @@ enum Credentials {
         }
         // Copied straight from the environment block: no Swift String holds it.
         guard let value = getenv(variable), value.pointee != 0 else { return nil }
-        return SecretBytes(UnsafeRawBufferPointer(start: value, count: strlen(value)))
+        let count = strlen(value)
+        return SecretBytes(count: count) { $0.baseAddress?.copyMemory(from: value, byteCount: count) }
     }
 
     private static func firstLine(ofFile path: String) throws(CLIError) -> SecretBytes {
