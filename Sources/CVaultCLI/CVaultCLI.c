@@ -52,7 +52,11 @@ int vault_cli_echo_off(int fd) {
     sigemptyset(&action.sa_mask);
     for (size_t i = 0; i < RESTORED_SIGNAL_COUNT; i++) sigaddset(&action.sa_mask, restored_signals[i]);
     saved_fd = fd;
-    for (size_t i = 0; i < RESTORED_SIGNAL_COUNT; i++) sigaction(restored_signals[i], &action, &saved_actions[i]);
+    for (size_t i = 0; i < RESTORED_SIGNAL_COUNT; i++) {
+        sigaction(restored_signals[i], &action, &saved_actions[i]);
+        // A signal the parent told us to ignore (nohup, a shell's trap '') stays ignored.
+        if (saved_actions[i].sa_handler == SIG_IGN) sigaction(restored_signals[i], &saved_actions[i], NULL);
+    }
 
     current.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL);
     current.c_lflag |= ICANON;

@@ -46,6 +46,23 @@ struct TerminalTests {
         #expect(!getResult.stdout.contains("correct horse"))
         #expect(getResult.stdout.hasSuffix("typed secret\r\n"))
     }
+
+    /// Ctrl-C at the prompt kills `vault` with SIGINT, and the terminal echoes again.
+    @Test func interruptingThePromptRestoresEcho() throws {
+        let cli = CLI()
+        try cli.initVault()
+        let vault = TerminalSession.quoted([CLI.executable, "get", "svc", "acct", "--vault", cli.vaultPath])
+        // The shell survives the SIGINT (a trap, unlike an ignore, is not inherited) to report.
+        let session = try TerminalSession(shell: """
+            trap 'true' INT; \(vault); echo "STATUS=$?"; \
+            if stty -a | tr ' ;' '\\n\\n' | grep -qx -- -echo; then echo ECHO-OFF; else echo ECHO-ON; fi
+            """)
+        #expect(session.child.waitForOutput(containing: "Passphrase for", timeout: .seconds(30)))
+        try session.child.write(Data([0x03]))  // VINTR
+        let result = session.finish()
+        #expect(result.stdout.contains("STATUS=130"), "\(result.stdout)")
+        #expect(result.stdout.contains("ECHO-ON"), "\(result.stdout)")
+    }
 }
 
 /// `vault` running on the pseudo-terminal of `script -q -e -c COMMAND /dev/null`.
@@ -54,9 +71,17 @@ struct TerminalSession {
     let child: ChildProcess
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        let command = ([CLI.executable] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        try self.init(shell: Self.quoted([CLI.executable] + arguments), environment: environment)
+    }
+
+    /// Runs a `sh -c` command line on the terminal.
+    init(shell command: String, environment: [String: String] = [:]) throws {
         child = try ChildProcess(Self.script, ["-q", "-e", "-c", command, "/dev/null"],
                                  environment: ChildProcess.cleanEnvironment(environment), standardInput: nil)
+    }
+
+    static func quoted(_ words: [String]) -> String {
+        words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
     }
 
     /// Waits for `prompt` (echo is already off when it appears), then types `text` and Return.

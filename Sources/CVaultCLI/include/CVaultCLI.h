@@ -13,8 +13,8 @@
 int vault_cli_disable_core_dumps(void);
 
 /// Turns echo off on the terminal `fd` and remembers its previous settings, which
-/// vault_cli_echo_restore() puts back; SIGINT, SIGTERM, SIGHUP and SIGQUIT put them
-/// back too before the signal takes its default effect.
+/// vault_cli_echo_restore() puts back; SIGINT, SIGTERM, SIGHUP and SIGQUIT (unless
+/// ignored) put them back too before the signal takes its default effect.
 /// Returns 0, or -1 with errno set (nothing was changed).
 int vault_cli_echo_off(int fd);
 
