@@ -86,3 +86,15 @@ func tamperWithSealedRecords(in path: String) throws {
     }
     #expect(!rows.isEmpty, "nothing to tamper with")
 }
+
+/// Holds the vault's write lock, as another process in a long write would, until `body` returns.
+func holdingWriteLock<Result>(on path: String, _ body: () throws -> Result) throws -> Result {
+    var handle: OpaquePointer?
+    guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db = handle else {
+        throw POSIXError(.EIO)
+    }
+    defer { sqlite3_close_v2(db) }
+    guard sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else { throw POSIXError(.EBUSY) }
+    defer { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
+    return try body()
+}

@@ -79,6 +79,45 @@ import Glibc
         #expect(!result.stderr.contains("original-secret"))
     }
 
+    /// A writer waits for another process's lock (10 s), then gives up with one line.
+    @Test func aWriteLockHeldTooLongFailsWithStatus1() throws {
+        let cli = CLI()
+        try cli.initVault()
+        let started = ContinuousClock.now
+        let result = try holdingWriteLock(on: cli.vaultPath) {
+            try cli.run("set", "svc", "acct", stdin: "blocked\n")
+        }
+        #expect(ContinuousClock.now - started >= .seconds(5))
+        #expect(result.status == 1)
+        #expect(result.isOneErrorLine)
+        #expect(result.stderr.contains("locked by another process"), "\(result.stderr)")
+        #expect(try cli.run("get", "svc", "acct").status == 44)
+    }
+
+    @Test func aVaultWritableByOthersIsRefused() throws {
+        let cli = CLI()
+        try cli.initVault()
+        chmod(cli.vaultPath, 0o666)
+        let result = try cli.run("list")
+        #expect(result.status == 1)
+        #expect(result.isOneErrorLine)
+        #expect(result.stderr.contains("chmod 600"))
+    }
+
+    /// With standard output closed, the secret must not land in whatever file the
+    /// process opens next (the vault).
+    @Test func closedStandardDescriptorsAreNotReused() throws {
+        let cli = CLI()
+        try cli.initVault()
+        try cli.set("svc", "acct", "not-into-the-vault-file")
+        let result = try ChildProcess.run("/bin/sh", ["-c", "\"$0\" get svc acct --vault \"$1\" >&-; echo \"status=$?\"", CLI.executable, cli.vaultPath],
+                                          environment: ChildProcess.cleanEnvironment(cli.environment))
+        #expect(result.stdout == "status=0\n")
+        let raw = try Data(contentsOf: URL(fileURLWithPath: cli.vaultPath))
+        #expect(raw.range(of: Data("not-into-the-vault-file".utf8)) == nil)
+        #expect(try cli.run("get", "svc", "acct").stdout == "not-into-the-vault-file\n")
+    }
+
     /// Two processes writing at once: SQLite's lock makes one wait; both writes land.
     @Test func concurrentSetsFromSeveralProcessesAllLand() throws {
         let cli = CLI()

@@ -7,6 +7,7 @@ extension VaultCommand {
     /// usage rather than 64) and one-line error messages, and to harden the process
     /// before anything else happens.
     static func main() {
+        Hardening.ensureStandardDescriptors()
         do {
             try Hardening.disableCoreDumps()
         } catch {
