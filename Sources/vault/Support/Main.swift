@@ -22,15 +22,13 @@ extension VaultCommand {
         }
         do {
             try command.run()
-        } catch let error as CLIError {
-            let (message, status) = Failure.describe(error)
-            Failure.terminate(message: message, status: status)
-        } catch let error as VaultError {
-            let (message, status) = Failure.describe(error)
-            Failure.terminate(message: message, status: status)
         } catch {
             // Help requested by running `vault` alone, or a ValidationError from run().
-            exitForParser(error)
+            let isParserError = !(error is CLIError || error is VaultError)
+                && [ExitCode.success, .validationFailure].contains(exitCode(for: error))
+            if isParserError { exitForParser(error) }
+            let (message, status) = Failure.describe(error)
+            Failure.terminate(message: message, status: status)
         }
     }
 
