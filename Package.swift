@@ -43,7 +43,7 @@ let package = Package(
             name: "vault",
             dependencies: ["VaultKit", "CVaultCLI", "CSodium", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "VaultCLITests", dependencies: ["vault", "TestSupport", "CSQLite", "vault-test-writer"]),
+        .testTarget(name: "VaultCLITests", dependencies: ["vault", "VaultKit", "TestSupport", "CSQLite", "vault-test-writer"]),
     ],
     swiftLanguageModes: [.v6]
 )

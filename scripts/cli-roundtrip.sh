@@ -4,6 +4,7 @@
 # trip does not give the secret back exactly.
 set -eu
 cd "$(dirname "$0")/.."
+scripts/install-deps.sh
 swift build --product vault
 vault="$(swift build --show-bin-path)/vault"
 

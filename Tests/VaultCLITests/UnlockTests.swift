@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import VaultKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -157,6 +158,17 @@ import Glibc
         #expect(try cli.run("get", "svc", "acct").status == 1)
         let reopened = try cli.run(["get", "svc", "acct"], env: ["VAULT_PASSPHRASE": "new pass"])
         #expect(reopened.stdout == "kept\n")
+    }
+
+    @Test func passwdKeepsTheVaultsKDFCostUnlessToldOtherwise() throws {
+        let cli = CLI(passphrase: "old pass")
+        try cli.initVault()
+        try cli.set("svc", "acct", "kept")
+        // No --kdf: the cheap cost recorded at init is kept (the default would be 256 MiB).
+        let changed = try cli.run(["passwd"], env: ["VAULT_NEW_PASSPHRASE": "new pass"])
+        #expect(changed.status == 0, "\(changed.stderr)")
+        let vault = try Vault.open(at: cli.vaultPath, passphrase: "new pass")
+        #expect(try vault.kdfParameters == KDFParameters(opsLimit: 1, memoryLimit: 8192))
     }
 
     @Test func passwdWithoutANewPassphraseFailsFast() throws {

@@ -55,6 +55,13 @@ import VaultKit
         #expect(rowsBefore == rowsAfter)
     }
 
+    @Test func theRecordedKDFCostIsReadable() throws {
+        let (vault, _) = try Fixtures.passphraseVault()
+        #expect(try vault.kdfParameters == testKDF)
+        try vault.changeKey(to: VaultKey.random())
+        #expect(try vault.kdfParameters == nil)
+    }
+
     @Test func switchingBetweenPassphraseAndKey() throws {
         let (vault, path) = try Fixtures.passphraseVault()
         try vault.set("v", service: "s", account: "a")

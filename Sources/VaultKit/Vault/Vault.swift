@@ -152,6 +152,17 @@ public final class Vault: Sendable {
         return Vault(path: path, unlocked: UnlockedVault(database: database, keys: keys, keyEncryptionKey: keyEncryptionKey, header: header))
     }
 
+    /// The Argon2id cost recorded for the current passphrase, or `nil` when a raw key
+    /// unlocks the vault. Pass it to ``changePassphrase(to:kdf:)`` to keep the cost.
+    public var kdfParameters: KDFParameters? {
+        get throws {
+            try withUnlocked { (vault) throws(VaultError) in
+                if case .passphrase(_, let parameters) = vault.header.keySource { return parameters }
+                return nil
+            }
+        }
+    }
+
     /// Closes the file and wipes the keys; later calls throw ``VaultError/closed``.
     /// Releasing the last reference does the same.
     public func close() {

@@ -13,7 +13,8 @@ struct PasswdCommand: ParsableCommand {
             rewritten, so this is instant whatever the vault's size.
 
             --kdf (and the advanced --kdf-opslimit/--kdf-memlimit) set the Argon2id cost \
-            of the new passphrase; the default is moderate.
+            of the new passphrase; without them the vault keeps its current cost \
+            (moderate for a vault that had a key file).
 
             EXAMPLE:
               VAULT_PASSPHRASE='old' VAULT_NEW_PASSPHRASE='new' vault passwd
@@ -24,9 +25,10 @@ struct PasswdCommand: ParsableCommand {
     @OptionGroup var kdf: KDFOptions
 
     func run() throws {
-        let parameters = try kdf.parameters()
+        let requested = kdf.isGiven ? try kdf.parameters() : nil
         let vault = try options.openVault()
         defer { vault.close() }
+        let parameters = try requested ?? vault.kdfParameters ?? .moderate
         let passphrase = try Credentials.replacementPassphrase(for: vault.path)
         try vault.changePassphrase(to: passphrase, kdf: parameters)
     }
