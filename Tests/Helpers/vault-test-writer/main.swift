@@ -4,6 +4,9 @@
 //
 //   vault-test-writer write     VAULT KEYFILE PREFIX COUNT   set svc/PREFIX-i = v-PREFIX-i, print "ack i"
 //   vault-test-writer hold-lock VAULT KEYFILE SECONDS        hold the write lock, print "locked"
+//   vault-test-writer random-ops VAULT KEYFILE PREFIX SEED COUNT
+//                                 random set/delete on accounts PREFIX-0..9 of service "stress",
+//                                 print "ack set ACCOUNT VALUE" / "ack delete ACCOUNT" after each
 //   vault-test-writer passwd-loop VAULT KEYFILE              change the passphrase to "pass-i", print "ack i"
 //   vault-test-writer rekey-loop VAULT KEYFILE               re-key over and over, print "ack i"
 //
@@ -44,6 +47,22 @@ do {
             Thread.sleep(forTimeInterval: seconds)
         }
         emit("released")
+    case "random-ops":
+        guard arguments.count == 7, let seed = UInt64(arguments[5]), let count = Int(arguments[6]) else {
+            fail("random-ops VAULT KEYFILE PREFIX SEED COUNT")
+        }
+        var random = SplitMix64(seed: seed)
+        for step in 0..<count {
+            let account = "\(arguments[4])-\(random.next() % 10)"
+            if random.next() % 4 == 0 {
+                try vault.delete(service: "stress", account: account)
+                emit("ack delete \(account)")
+            } else {
+                let value = "v\(step)-\(random.next() % 1000)"
+                try vault.set(value, service: "stress", account: account)
+                emit("ack set \(account) \(value)")
+            }
+        }
     case "passwd-loop":
         let cheap = try KDFParameters(opsLimit: 1, memoryLimit: 8 * 1024)
         for index in 0... {
@@ -60,4 +79,17 @@ do {
     }
 } catch {
     fail("\(error)")
+}
+
+/// A tiny seeded generator, so a failing run can be replayed exactly.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
