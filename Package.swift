@@ -32,9 +32,9 @@ let package = Package(
         .executableTarget(name: "vault-test-writer", dependencies: ["VaultKit"], path: "Tests/Helpers/vault-test-writer"),
 
         // Shared by the test targets: temporary directories, child processes, cheap KDF limits.
-        .target(name: "TestSupport", dependencies: ["VaultKit"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["VaultKit", "CSQLite"], path: "Tests/TestSupport"),
 
-        .testTarget(name: "VaultKitTests", dependencies: ["VaultKit", "CSQLite", "TestSupport", "vault-test-writer"]),
+        .testTarget(name: "VaultKitTests", dependencies: ["VaultKit", "TestSupport", "vault-test-writer"]),
 
         // The `vault` command-line tool, and the C calls Swift cannot make for it
         // (variadic prctl, a signal-safe terminal echo restore).
@@ -43,7 +43,7 @@ let package = Package(
             name: "vault",
             dependencies: ["VaultKit", "CVaultCLI", "CSodium", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "VaultCLITests", dependencies: ["vault", "VaultKit", "TestSupport", "CSQLite", "vault-test-writer"]),
+        .testTarget(name: "VaultCLITests", dependencies: ["vault", "VaultKit", "TestSupport", "vault-test-writer"]),
     ],
     swiftLanguageModes: [.v6]
 )

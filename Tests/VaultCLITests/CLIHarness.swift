@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import Testing
 import TestSupport
@@ -54,47 +53,18 @@ extension ProcessResult {
     }
 }
 
-/// Flips one byte inside the sealed record of every item, with SQLite's C API (no
-/// `sqlite3` program needed), the way an attacker with write access to the file could.
+/// Overwrites the sealed record of every item with random bytes of the same length,
+/// the way an attacker with write access to the file could.
 func tamperWithSealedRecords(in path: String) throws {
-    var handle: OpaquePointer?
-    guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db = handle else {
-        throw POSIXError(.EIO)
-    }
-    defer { sqlite3_close_v2(db) }
-    var rows: [([UInt8], [UInt8])] = []
-    var select: OpaquePointer?
-    guard sqlite3_prepare_v2(db, "SELECT lookup_id, sealed FROM vault_items", -1, &select, nil) == SQLITE_OK else { throw POSIXError(.EIO) }
-    while sqlite3_step(select) == SQLITE_ROW {
-        func blob(_ column: Int32) -> [UInt8] {
-            let count = Int(sqlite3_column_bytes(select, column))
-            guard let base = sqlite3_column_blob(select, column) else { return [] }
-            return Array(UnsafeRawBufferPointer(start: base, count: count))
-        }
-        rows.append((blob(0), blob(1)))
-    }
-    sqlite3_finalize(select)
-    for (lookupID, var sealed) in rows {
-        sealed[sealed.count / 2] ^= 0x01
-        var update: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "UPDATE vault_items SET sealed = ? WHERE lookup_id = ?", -1, &update, nil) == SQLITE_OK else { throw POSIXError(.EIO) }
-        _ = vaultkit_sqlite3_bind_blob_copy(update, 1, sealed, Int32(sealed.count))
-        _ = vaultkit_sqlite3_bind_blob_copy(update, 2, lookupID, Int32(lookupID.count))
-        let status = sqlite3_step(update)
-        sqlite3_finalize(update)
-        guard status == SQLITE_DONE else { throw POSIXError(.EIO) }
-    }
-    #expect(!rows.isEmpty, "nothing to tamper with")
+    let database = RawDatabase(path)
+    #expect(database.integer("SELECT count(*) FROM vault_items") ?? 0 > 0, "nothing to tamper with")
+    database.execute("UPDATE vault_items SET sealed = randomblob(length(sealed))")
 }
 
 /// Holds the vault's write lock, as another process in a long write would, until `body` returns.
 func holdingWriteLock<Result>(on path: String, _ body: () throws -> Result) throws -> Result {
-    var handle: OpaquePointer?
-    guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db = handle else {
-        throw POSIXError(.EIO)
-    }
-    defer { sqlite3_close_v2(db) }
-    guard sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else { throw POSIXError(.EBUSY) }
-    defer { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
+    let database = RawDatabase(path)
+    database.execute("BEGIN IMMEDIATE")
+    defer { database.execute("ROLLBACK") }
     return try body()
 }
