@@ -140,7 +140,6 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
         generation = 0
         persistedGeneration = 0
         signedInAccount.withLock { $0 = account }
-        broadcast.publish(nil)
         logger.debug("loading profile snapshot", metadata: ["account": "\(account)"])
 
         let storage = self.storage
