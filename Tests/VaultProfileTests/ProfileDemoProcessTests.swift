@@ -60,7 +60,7 @@ import VaultKit
         try child.write(Data("nickname Carol\n".utf8))
         #expect(child.waitForOutput(containing: "profile nickname=Carol"))
         // Wait for the debounced write to reach the vault, with no persist command and no signal.
-        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
         while try storedNickname() != "Carol", ContinuousClock.now < deadline {
             usleep(10_000)
         }
