@@ -19,7 +19,7 @@ struct DemoProfile: Codable, Sendable, Equatable {
     static func typical(nickname: String) -> DemoProfile {
         DemoProfile(
             nickname: nickname,
-            bio: String(repeating: "Swift on Linux, encrypted vaults and long walks. ", count: 9),
+            bio: String(repeating: "Swift on Linux, encrypted vaults and long walks. ", count: 14),
             avatarURL: "https://cdn.example.com/avatars/3f1c2a9e-4b7d-4e21-9c55-1d2f3a4b5c6d/large.png",
             interests: ["swift", "cryptography", "sqlite", "linux", "hiking", "photography", "coffee", "chess",
                         "open source", "distributed systems", "music", "running", "cooking", "travel"],

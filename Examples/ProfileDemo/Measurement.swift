@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import VaultKit
 import VaultProfile
 
@@ -21,7 +22,8 @@ enum Measurement {
 
         // 1. The store's whole write path: update, then persist() (JSON encoding,
         //    sealing, one SQLite transaction committed with synchronous=FULL).
-        let store = ProfileStore<DemoProfile>(vault: vault, service: service, configuration: ProfileStoreConfiguration(debounce: .seconds(3600)))
+        let quiet = Logger(label: "VaultProfile", factory: { _ in SwiftLogNoOpLogHandler() })
+        let store = ProfileStore<DemoProfile>(vault: vault, service: service, configuration: ProfileStoreConfiguration(debounce: .seconds(3600)), logger: quiet)
         try await store.start(account: "alice")
         try await store.replace(with: profile)
         try await store.persist()
@@ -38,7 +40,7 @@ enum Measurement {
         var load: [Duration] = []
         for _ in 0..<runs {
             let start = ContinuousClock.now
-            let fresh = ProfileStore<DemoProfile>(vault: vault, service: service)
+            let fresh = ProfileStore<DemoProfile>(vault: vault, service: service, logger: quiet)
             let result = try await fresh.start(account: "alice")
             load.append(ContinuousClock.now - start)
             guard case .loaded = result else { throw DemoError("measurement: snapshot not loaded") }
@@ -50,7 +52,7 @@ enum Measurement {
         for _ in 0..<runs {
             let start = ContinuousClock.now
             let reopened = try Vault.open(at: path, key: key)
-            let fresh = ProfileStore<DemoProfile>(vault: reopened, service: service)
+            let fresh = ProfileStore<DemoProfile>(vault: reopened, service: service, logger: quiet)
             _ = try await fresh.start(account: "alice")
             coldLoad.append(ContinuousClock.now - start)
             reopened.close()

@@ -53,10 +53,6 @@ final class ProfileBroadcast<Value: Sendable>: Sendable {
         return stream
     }
 
-    var subscriberCount: Int {
-        state.withLock { $0.subscribers.count }
-    }
-
     /// Ends every stream; later subscribers get the last value and an immediate end.
     func finish() {
         let subscribers = state.withLock { state in
