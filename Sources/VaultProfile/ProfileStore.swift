@@ -152,6 +152,7 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
             throw error
         }
         guard session?.id == id else { throw ProfileStoreError.superseded }
+        guard !isShutDown else { throw ProfileStoreError.shutDown }
         session?.loaded = true
 
         let result = try await resolve(stored, account: account, sessionID: id)
