@@ -7,9 +7,12 @@ let package = Package(
     products: [
         .library(name: "VaultKit", targets: ["VaultKit"]),
         .executable(name: "vault", targets: ["vault"]),
+        .library(name: "VaultProfile", targets: ["VaultProfile"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // C libraries from the system, found with pkg-config.
@@ -44,6 +47,26 @@ let package = Package(
             dependencies: ["VaultKit", "CVaultCLI", "CSodium", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "VaultCLITests", dependencies: ["vault", "VaultKit", "TestSupport", "vault-test-writer"]),
+
+        // The user-profile snapshot store: loaded from the vault at start, persisted
+        // shortly after each change and on graceful shutdown.
+        .target(name: "VaultProfile", dependencies: [
+            "VaultKit",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // A runnable example of VaultProfile (stop it with Ctrl-C), also the child process of its tests.
+        .executableTarget(name: "profile-demo", dependencies: [
+            "VaultProfile",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Examples/ProfileDemo"),
+        .testTarget(name: "VaultProfileTests", dependencies: [
+            "VaultProfile", "TestSupport", "profile-demo",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )
