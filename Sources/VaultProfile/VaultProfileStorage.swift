@@ -26,19 +26,11 @@ public struct VaultProfileStorage: ProfileSnapshotStorage {
     }
 
     public func load(account: String) throws -> StoredProfileSnapshot? {
-        // The attributes and the secret are two reads, and another process could write in
-        // between: the attributes are read again after the secret until both agree, so a
-        // new app version's JSON is never paired with an old version number.
+        // One read of one record: the JSON and its schema version always belong together,
+        // even while another process writes.
         do {
-            var item = try vault.item(service: service, account: account)
-            var data = try vault.data(service: service, account: account)
-            for _ in 0..<3 {
-                let again = try vault.item(service: service, account: account)
-                if again == item { break }
-                item = again
-                data = try vault.data(service: service, account: account)
-            }
-            return StoredProfileSnapshot(data: data, schemaVersion: Self.schemaVersion(in: item.generic))
+            let (item, secret) = try vault.itemWithSecret(service: service, account: account)
+            return StoredProfileSnapshot(data: secret.data(), schemaVersion: Self.schemaVersion(in: item.generic))
         } catch VaultError.itemNotFound {
             return nil
         }

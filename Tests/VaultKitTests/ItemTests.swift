@@ -15,6 +15,15 @@ import VaultKit
         #expect(count == 6)
     }
 
+    @Test func attributesAndSecretInOneRead() throws {
+        let (vault, _) = try Fixtures.passphraseVault()
+        try vault.set("s3cr3t", service: "s", account: "a", label: "L", generic: Data([1]))
+        let (item, secret) = try vault.itemWithSecret(service: "s", account: "a")
+        #expect(item.label == "L" && item.generic == Data([1]))
+        #expect(secret == SecretBytes("s3cr3t"))
+        #expect(throws: VaultError.itemNotFound) { try vault.itemWithSecret(service: "s", account: "b") }
+    }
+
     @Test func binaryAndEmptySecretsRoundTripExactly() throws {
         let (vault, _) = try Fixtures.passphraseVault()
         let binary = Data((0...255).map { UInt8($0) } + [0, 0, 10, 13])

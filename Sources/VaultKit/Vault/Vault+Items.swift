@@ -170,6 +170,18 @@ extension Vault {
         }
     }
 
+    /// The attributes and the secret of one item, from one read of one record, so they
+    /// always belong together even while other processes write.
+    ///
+    /// - Throws: ``VaultError/itemNotFound``; ``VaultError/tampered(reason:)``.
+    public func itemWithSecret(service: String, account: String) throws -> (item: VaultItem, secret: SecretBytes) {
+        try withUnlocked { (vault) throws(VaultError) in
+            try vault.read(service: service, account: account) { (item, plaintext, range) throws(VaultError) in
+                (item, SecretBytes(storage: plaintext.copy(range)))
+            }
+        }
+    }
+
     /// Whether an item exists for (`service`, `account`).
     public func contains(service: String, account: String) throws -> Bool {
         do {
