@@ -1,0 +1,112 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An HTTP request as ``AuthClient`` and the strategies send it.
+///
+/// Its `description` names the method and URL only: headers (which carry tokens) and
+/// the body (which may carry passwords) are never shown.
+public struct HTTPRequest: Sendable, CustomStringConvertible {
+    public var method: String
+    public var url: URL
+    /// Header fields; names are matched case-insensitively by ``header(_:)``.
+    public var headers: [(name: String, value: String)]
+    public var body: Data?
+
+    public init(method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of header `name`, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// Replaces every field `name` with one `value`.
+    public mutating func setHeader(_ name: String, _ value: String) {
+        headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        headers.append((name, value))
+    }
+
+    public var description: String { "\(method) \(url.absoluteString)" }
+}
+
+/// An HTTP response: status, headers, the whole body.
+public struct HTTPResponse: Sendable, CustomStringConvertible {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: Data
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of header `name`, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    public var description: String { "HTTP \(status), \(body.count) bytes" }
+}
+
+/// Sends one HTTP request and returns the response; the only thing VaultAuth needs
+/// from an HTTP stack.
+///
+/// Conform to it to use your own client (AsyncHTTPClient, a proxy, a test double). A
+/// transport throws only for failures with no HTTP answer (connection refused, timeout,
+/// TLS); every status code, including 4xx and 5xx, is a response.
+public protocol HTTPTransport: Sendable {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+/// The default transport: Foundation's `URLSession` (FoundationNetworking on Linux).
+///
+/// It uses an ephemeral session with no cookie storage and no cache, so no token or
+/// response body is ever written to disk by the HTTP layer.
+public final class URLSessionTransport: HTTPTransport {
+    private let session: URLSession
+
+    /// - Parameter timeout: how long one request may take before it fails as a network error.
+    public init(timeout: TimeInterval = 30) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = timeout
+        session = URLSession(configuration: configuration)
+    }
+
+    /// Uses an existing session, configured by you.
+    public init(session: URLSession) {
+        self.session = session
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        for (name, value) in request.headers {
+            urlRequest.addValue(value, forHTTPHeaderField: name)
+        }
+        urlRequest.httpBody = request.body
+        let (data, response) = try await session.data(for: urlRequest)
+        guard let http = response as? HTTPURLResponse else {
+            throw URLError(.badServerResponse)
+        }
+        var headers: [(name: String, value: String)] = []
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers.append((name, value)) }
+        }
+        return HTTPResponse(status: http.statusCode, headers: headers, body: data)
+    }
+}
