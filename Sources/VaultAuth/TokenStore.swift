@@ -140,7 +140,8 @@ extension TokenSet {
 extension JSONEncoder {
     static var tokens: JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .millisecondsSince1970
+        // Seconds since 2001-01-01 as a JSON number: exactly what `Date` holds, so a round trip is lossless.
+        encoder.dateEncodingStrategy = .deferredToDate
         encoder.outputFormatting = .sortedKeys
         return encoder
     }
@@ -149,7 +150,7 @@ extension JSONEncoder {
 extension JSONDecoder {
     static var tokens: JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .millisecondsSince1970
+        decoder.dateDecodingStrategy = .deferredToDate
         return decoder
     }
 }

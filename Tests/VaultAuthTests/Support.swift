@@ -46,7 +46,7 @@ struct AuthFixture {
 
     func configuration(session device: String? = nil, leeway: TimeInterval = 60, maxRefreshes: Int = 6) -> AuthClient.Configuration {
         var configuration = AuthClient.Configuration()
-        configuration.logger.logLevel = .error
+        configuration.logger.logLevel = .critical
         configuration.refreshLeeway = leeway
         configuration.maxRefreshesPerWindow = maxRefreshes
         let clock = self.clock
@@ -155,4 +155,11 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
             continuation.resume(with: Result { try body() })
         }
     }
+}
+
+/// A value behind a lock, shareable between tasks and closures.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
 }
