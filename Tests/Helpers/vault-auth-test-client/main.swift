@@ -3,7 +3,7 @@
 //
 //   vault-auth-test-client serve <vault> <server> <device>   sign in, hold the session, run until SIGTERM
 //   vault-auth-test-client refresh-loop <vault> <server>     refresh and call the API forever
-//   vault-auth-test-client check <vault> <server>            one API call: SIGNED_IN (0) or SIGNED_OUT (3)
+//   vault-auth-test-client check <vault> <server>            refresh, one API call: SIGNED_IN (0) or SIGNED_OUT (3)
 //
 // The vault key is hex in VAULT_AUTH_TEST_KEY; the account is "alice", whose password the
 // test stored in the vault. VAULT_AUTH_TEST_NO_RELOGIN=1 disables the stored-credentials fallback.
@@ -66,12 +66,24 @@ do {
 } catch {
     fail("cannot load tokens: \(error)")
 }
+/// The first login: always with the stored password, whatever the fallback setting.
+func firstSignIn() async throws {
+    let login = StoredCredentialsStrategy(tokenEndpoint: tokenURL, client: .none(clientID: "vaultauth-tests"), credentials: credentials)
+    let tokens: TokenSet
+    do {
+        tokens = try await login.relogin(transport: client.transport)
+    } catch {
+        fail("login failed: \(error)")
+    }
+    try await client.signIn(with: tokens)
+}
+
 let resource = HTTPRequest(url: base.appendingPathComponent("api/me"))
 
 switch mode {
 case "serve":
     do {
-        if await !client.isSignedIn { try await client.signIn() } else { try await client.claimSession() }
+        if await !client.isSignedIn { try await firstSignIn() } else { try await client.claimSession() }
     } catch {
         fail("sign-in failed: \(error)")
     }
@@ -91,7 +103,7 @@ case "serve":
 
 case "refresh-loop":
     do {
-        if await !client.isSignedIn { try await client.signIn() }
+        if await !client.isSignedIn { try await firstSignIn() }
     } catch {
         fail("sign-in failed: \(error)")
     }
@@ -111,6 +123,8 @@ case "refresh-loop":
 
 case "check":
     do {
+        // Refresh first: the stored refresh token is what a crash could have left stale.
+        try await client.refreshNow()
         let response = try await client.send(resource)
         say("SIGNED_IN \(response.status)")
         exit(response.status == 200 ? 0 : 1)
