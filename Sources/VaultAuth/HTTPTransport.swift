@@ -5,8 +5,8 @@ import FoundationNetworking
 
 /// An HTTP request as ``AuthClient`` and the strategies send it.
 ///
-/// Its `description` names the method and URL only: headers (which carry tokens) and
-/// the body (which may carry passwords) are never shown.
+/// Its `description` names the method and the URL without its query: headers (which carry
+/// tokens), query strings and the body (which may carry passwords) are never shown.
 public struct HTTPRequest: Sendable, CustomStringConvertible {
     public var method: String
     public var url: URL
@@ -32,7 +32,15 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         headers.append((name, value))
     }
 
-    public var description: String { "\(method) \(url.absoluteString)" }
+    /// Method, scheme, host, port and path: no query (it may carry a token), no headers, no body.
+    public var description: String {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        components?.query = nil
+        components?.fragment = nil
+        components?.user = nil
+        components?.password = nil
+        return "\(method) \(components?.string ?? "<url>")"
+    }
 }
 
 /// An HTTP response: status, headers, the whole body.

@@ -263,3 +263,32 @@ import VaultKit
         #expect(try await client.send(fixture.resource).status == 200)
     }
 }
+
+/// Seed 004's strategy on its own: every refresh is a login with the password stored in the vault.
+@Suite struct StoredCredentialsTests {
+    @Test func reloginWithStoredCredentialsOn401() async throws {
+        let fixture = try await AuthFixture.make()
+        defer { fixture.server.stop() }
+        let client = try await fixture.signedInClient(strategy: fixture.credentialsStrategy())
+        fixture.server.expireAllAccessTokens()
+        #expect(try await client.send(fixture.resource).status == 200)
+        #expect(fixture.server.counters.passwordLogins == 2)
+        #expect(fixture.server.counters.refreshRequests == 0)
+    }
+
+    @Test func signInWithStoredCredentials() async throws {
+        let fixture = try await AuthFixture.make()
+        defer { fixture.server.stop() }
+        try fixture.credentials().save(password: "wonderland")
+        let client = try AuthClient(store: fixture.store(), strategy: fixture.credentialsStrategy(), configuration: fixture.configuration())
+        #expect(await client.currentState == .signedOut(.neverSignedIn))
+        try await client.signIn()
+        #expect(try await client.send(fixture.resource).status == 200)
+
+        try fixture.credentials().save(password: "wrong")
+        let wrong = try AuthClient(store: fixture.store(account: "alice2"), strategy: fixture.credentialsStrategy(), configuration: fixture.configuration())
+        await #expect(throws: AuthError.signedOut(.reloginRefused("invalid_grant"))) { try await wrong.signIn() }
+        let none = try AuthClient(store: fixture.store(account: "bob"), strategy: fixture.credentialsStrategy(account: "bob"), configuration: fixture.configuration())
+        await #expect(throws: AuthError.signedOut(.reloginRefused("no stored credentials"))) { try await none.signIn() }
+    }
+}

@@ -3,6 +3,8 @@ import Testing
 import TestSupport
 import VaultAuth
 import VaultKit
+import ServiceLifecycle
+import ServiceLifecycleTestKit
 
 /// Single-device sessions against the server's leases.
 @Suite struct SessionTests {
@@ -101,5 +103,35 @@ import VaultKit
         try await second.signIn(with: try await passwordLogin(fixture))
         await #expect(throws: AuthError.sessionTakenOver) { try await first.keepSessionAlive() }
         #expect(await first.isSignedIn == false)
+    }
+}
+
+/// The lifecycle service: keep-alives while running, release at graceful shutdown.
+@Suite struct SessionServiceTests {
+    @Test func keepsAliveWhileRunningAndReleasesOnGracefulShutdown() async throws {
+        let fixture = try await AuthFixture.make()
+        defer { fixture.server.stop() }
+        var configuration = fixture.configuration(session: "device-a")
+        configuration.session?.keepAliveInterval = .milliseconds(20)
+        let client = try await fixture.signedInClient(configuration: configuration)
+        let server = fixture.server
+
+        try await testGracefulShutdown { trigger in
+            let service = Task { try await AuthSessionService(client: client).run() }
+            let renewed = Event()
+            let watcher = Task {
+                while server.counters.keepAlives < 3 { try await Task.sleep(for: .milliseconds(10)) }
+                renewed.signal()
+            }
+            #expect(await renewed.wait(seconds: 30))
+            watcher.cancel()
+            trigger.triggerGracefulShutdown()
+            try await withTimeout(30) { try await service.value }
+        }
+        #expect(fixture.server.counters.releases == 1)
+        #expect(fixture.server.lease(of: "alice") == nil)
+        // Still signed in: the next start claims a new session with the same tokens.
+        #expect(await client.isSignedIn)
+        #expect(try fixture.store().load()?.sessionID == nil)
     }
 }
