@@ -142,6 +142,7 @@ public actor AuthClient {
         epoch &+= 1
         tokens = newTokens
         unpersisted = false
+        refresh = nil
         publish(.signedIn)
         logger.info("signed in", metadata: ["issuer": "\(store.issuer)"])
         if configuration.session != nil, newTokens.sessionID == nil {
