@@ -8,17 +8,18 @@ import VaultKit
 @Suite(.serialized) struct ProcessTests {
     static let client = TestPaths.executable("vault-auth-test-client")
 
-    func environment(_ fixture: AuthFixture, relogin: Bool = true) -> [String: String] {
+    func environment(_ fixture: AuthFixture, relogin: Bool = true, extra: [String: String] = [:]) -> [String: String] {
         let hex = fixture.vaultKey.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
-        var overrides = ["VAULT_AUTH_TEST_KEY": hex]
+        var overrides = ["VAULT_AUTH_TEST_KEY": hex].merging(extra) { $1 }
         if !relogin { overrides["VAULT_AUTH_TEST_NO_RELOGIN"] = "1" }
         return ChildProcess.cleanEnvironment(overrides)
     }
 
     /// Starts the client in `mode` against the fixture's server and vault.
-    func start(_ fixture: AuthFixture, _ mode: String, _ extra: [String] = [], relogin: Bool = true) throws -> ChildProcess {
+    func start(_ fixture: AuthFixture, _ mode: String, _ extra: [String] = [], relogin: Bool = true,
+               environment extraEnvironment: [String: String] = [:]) throws -> ChildProcess {
         try ChildProcess(Self.client, [mode, fixture.vaultPath, fixture.server.baseURL.absoluteString] + extra,
-                         environment: environment(fixture, relogin: relogin))
+                         environment: environment(fixture, relogin: relogin, extra: extraEnvironment))
     }
 
     /// A fresh process on the same vault: it must end signed in or cleanly signed out, in time.
@@ -132,5 +133,25 @@ import VaultKit
         let third = try SessionTests().secondDevice(fixture, name: "device-c")
         try await third.signIn(with: try await fixture.credentialsStrategy().relogin(transport: URLSessionTransport()))
         #expect(fixture.server.lease(of: "alice")?.device == "device-c")
+    }
+
+    @Test func aHungServerCannotHoldTheExit() async throws {
+        let fixture = try await fixtureWithPassword()
+        let releaseSeen = Event(), serverMayAnswer = Event()
+        defer {
+            serverMayAnswer.signal()
+            fixture.server.stop()
+        }
+        fixture.server.releaseHook.withLock { $0 = { releaseSeen.signal(); await serverMayAnswer.wait() } }
+        let child = try start(fixture, "serve", ["child-device"], environment: ["VAULT_AUTH_TEST_RELEASE_TIMEOUT_MS": "300"])
+        #expect(try await offPool { child.waitForOutput(containing: "READY", timeout: .seconds(60)) })
+
+        child.send(SIGTERM)
+        #expect(await releaseSeen.wait(seconds: 30))
+        // The release never gets an answer; the deadline lets the process exit anyway, on its own.
+        let result = try await offPool { child.wait(timeout: .seconds(60)) }
+        #expect(result.signal == nil, "the child had to be killed: \(result.stderr)")
+        #expect(result.status == 2)
+        #expect(result.stdout.contains("NOT RELEASED"))
     }
 }

@@ -11,6 +11,7 @@ import VaultKit
         let fixture = try await AuthFixture.make()
         defer { fixture.server.stop() }
         let client = try await fixture.signedInClient()
+        let recorder = await StateRecorder(client)
         let first = try #require(await client.currentTokens)
         #expect(try await client.send(fixture.resource).status == 200)
         #expect(fixture.server.counters.refreshes == 0)
@@ -23,6 +24,8 @@ import VaultKit
         #expect(second.refreshToken != first.refreshToken)
         #expect(try fixture.store().load() == second)
         #expect(fixture.server.counters.bearerOnTokenEndpoint == 0)
+        #expect(await recorder.wait { _ in recorder.states.count >= 3 })
+        #expect(recorder.states == [.signedIn, .refreshing, .signedIn])
     }
 
     @Test func refreshOn401ThenRetryOnce() async throws {

@@ -82,6 +82,8 @@ final class TestAuthServer: Sendable {
     let clock: TestClock
     /// Called for each refresh grant after the rotation is recorded and before the answer is sent.
     let refreshHook = Mutex<(@Sendable () async -> Void)?>(nil)
+    /// Called for each session release before it is carried out (to make a server hang).
+    let releaseHook = Mutex<(@Sendable () async -> Void)?>(nil)
     /// Called the first time the protected resource sees an access token, before it answers.
     let firstUseHook = Mutex<(@Sendable (String) async -> Void)?>(nil)
 
@@ -189,7 +191,8 @@ final class TestAuthServer: Sendable {
             self.keepAlive(request.headers[.authorization], id: context.parameters.get("id") ?? "")
         }
         router.delete("/sessions/:id") { request, context in
-            self.release(request.headers[.authorization], id: context.parameters.get("id") ?? "")
+            if let hook = self.releaseHook.withLock({ $0 }) { await hook() }
+            return self.release(request.headers[.authorization], id: context.parameters.get("id") ?? "")
         }
     }
 

@@ -6,7 +6,8 @@
 //   vault-auth-test-client check <vault> <server>            refresh, one API call: SIGNED_IN (0) or SIGNED_OUT (3)
 //
 // The vault key is hex in VAULT_AUTH_TEST_KEY; the account is "alice", whose password the
-// test stored in the vault. VAULT_AUTH_TEST_NO_RELOGIN=1 disables the stored-credentials fallback.
+// test stored in the vault. VAULT_AUTH_TEST_NO_RELOGIN=1 disables the stored-credentials fallback;
+// VAULT_AUTH_TEST_RELEASE_TIMEOUT_MS sets the session release deadline at shutdown.
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -57,7 +58,8 @@ var configuration = AuthClient.Configuration()
 configuration.logger.logLevel = .info
 if mode == "serve", arguments.count >= 5 {
     configuration.session = SingleDeviceSession(endpoint: base.appendingPathComponent("sessions"), deviceID: arguments[4],
-                                                keepAliveInterval: .seconds(2), releaseTimeout: .seconds(10))
+                                                keepAliveInterval: .seconds(2),
+                                                releaseTimeout: .milliseconds(Int(environment["VAULT_AUTH_TEST_RELEASE_TIMEOUT_MS"] ?? "") ?? 10_000))
 }
 
 let client: AuthClient
