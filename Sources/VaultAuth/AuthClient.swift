@@ -321,12 +321,25 @@ public actor AuthClient {
     }
 
     /// The one refresh in flight. Runs on the actor between its suspension points.
-    private func performRefresh(of current: TokenSet, id: UInt64, epoch startEpoch: UInt64) async -> Result<TokenSet, AuthError> {
+    private func performRefresh(of held: TokenSet, id: UInt64, epoch startEpoch: UInt64) async -> Result<TokenSet, AuthError> {
         defer {
             if refresh?.id == id { refresh = nil }
         }
         publish(.refreshing)
         logger.debug("refresh started")
+
+        // Another process sharing the vault may have refreshed already, which made our
+        // refresh token stale (rotation): use its tokens, or at least its refresh token.
+        var current = held
+        if !unpersisted, let stored = try? store.load(), stored != held {
+            if !stored.expires(within: configuration.refreshLeeway, at: configuration.now()), !refused.contains(fingerprint(stored)) {
+                logger.info("using tokens refreshed by another process")
+                tokens = stored
+                publish(.signedIn)
+                return .success(stored)
+            }
+            current = stored
+        }
 
         let outcome: Result<TokenSet, StrategyError>
         if refused.contains(fingerprint(current)) {

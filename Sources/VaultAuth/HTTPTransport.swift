@@ -100,6 +100,10 @@ public final class URLSessionTransport: HTTPTransport {
         session.finishTasksAndInvalidate()
     }
 
+    /// Sends the request with a data task. Cancelling the calling task cancels the data task,
+    /// from another queue: FoundationNetworking can deadlock when `cancel()` runs inside the
+    /// Swift task-cancellation handler while the response is being delivered (which
+    /// `URLSession.data(for:)` does), and a keep-alive cancelled at shutdown would then hang the exit.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
@@ -107,14 +111,58 @@ public final class URLSessionTransport: HTTPTransport {
             urlRequest.addValue(value, forHTTPHeaderField: name)
         }
         urlRequest.httpBody = request.body
-        let (data, response) = try await session.data(for: urlRequest)
-        guard let http = response as? HTTPURLResponse else {
-            throw URLError(.badServerResponse)
+        let pending = PendingTask()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                let task = session.dataTask(with: urlRequest) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                        return
+                    }
+                    guard let http = response as? HTTPURLResponse else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                        return
+                    }
+                    var headers: [(name: String, value: String)] = []
+                    for (name, value) in http.allHeaderFields {
+                        if let name = name as? String, let value = value as? String { headers.append((name, value)) }
+                    }
+                    continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
+                }
+                if pending.start(task) {
+                    task.resume()
+                } else {
+                    continuation.resume(throwing: CancellationError())
+                }
+            }
+        } onCancel: {
+            pending.cancel()
         }
-        var headers: [(name: String, value: String)] = []
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { headers.append((name, value)) }
-        }
-        return HTTPResponse(status: http.statusCode, headers: headers, body: data)
+    }
+}
+
+/// The data task of one ``URLSessionTransport/send(_:)``, and whether it was cancelled
+/// before it existed.
+private final class PendingTask: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: URLSessionDataTask?
+    private var cancelled = false
+
+    /// Records the task; `false` if the caller was cancelled already (do not start it).
+    func start(_ task: URLSessionDataTask) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !cancelled else { return false }
+        self.task = task
+        return true
+    }
+
+    func cancel() {
+        lock.lock()
+        cancelled = true
+        let task = self.task
+        lock.unlock()
+        guard let task else { return }
+        DispatchQueue.global().async { task.cancel() }
     }
 }

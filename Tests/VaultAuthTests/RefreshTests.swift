@@ -295,3 +295,23 @@ import VaultKit
         await #expect(throws: AuthError.signedOut(.reloginRefused("no stored credentials"))) { try await none.signIn() }
     }
 }
+
+/// Two clients on one vault item, as two processes sharing a vault would be.
+@Suite struct SharedVaultTests {
+    @Test func aClientPicksUpTokensAnotherClientRotated() async throws {
+        let fixture = try await AuthFixture.make()
+        defer { fixture.server.stop() }
+        let first = try await fixture.signedInClient()
+        let second = try AuthClient(store: fixture.store(), strategy: fixture.oauthStrategy(), configuration: fixture.configuration())
+        #expect(await second.currentTokens == (await first.currentTokens))
+
+        fixture.server.expireAllAccessTokens()
+        #expect(try await first.send(fixture.resource).status == 200)
+        // The second one's refresh token was rotated away; presenting it would trip reuse
+        // detection and end the grant for both. It reads the vault first instead.
+        #expect(try await second.send(fixture.resource).status == 200)
+        #expect(fixture.server.counters.refreshRequests == 1)
+        #expect(fixture.server.counters.reuseDetections == 0)
+        #expect(await second.currentTokens == (await first.currentTokens))
+    }
+}

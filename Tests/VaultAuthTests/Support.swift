@@ -90,34 +90,47 @@ func withTimeout<T: Sendable>(_ seconds: Double = 60, _ body: @escaping @Sendabl
 
 struct TimeoutError: Error {}
 
-/// A one-shot event: `signal()` once, `wait()` from any number of tasks.
+/// A one-shot event: `signal()` once, `wait()` from any number of tasks. A cancelled
+/// waiter stops waiting, so a bounded wait never hangs on an event that does not come.
 final class Event: Sendable {
-    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private struct State {
+        var fired = false
+        var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+    }
+    private let state = Mutex(State())
 
     func signal() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard !state.fired else { return [] }
             state.fired = true
-            defer { state.waiters = [] }
-            return state.waiters
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }
 
+    var isSignaled: Bool { state.withLock { $0.fired } }
+
     func wait() async {
-        await withCheckedContinuation { continuation in
-            let fired = state.withLock { state -> Bool in
-                if state.fired { return true }
-                state.waiters.append(continuation)
-                return false
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.fired || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
             }
-            if fired { continuation.resume() }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 
     /// Waits at most `seconds`; returns whether the event fired.
     func wait(seconds: Double) async -> Bool {
-        (try? await withTimeout(seconds) { await self.wait() }) != nil
+        _ = try? await withTimeout(seconds) { await self.wait() }
+        return isSignaled
     }
 }
 

@@ -80,6 +80,14 @@ func firstSignIn() async throws {
     try await client.signIn(with: tokens)
 }
 
+/// Announces READY from inside the running ServiceGroup, then waits for the shutdown.
+struct ReadyService: Service {
+    func run() async throws {
+        say("READY")
+        try? await gracefulShutdown()
+    }
+}
+
 let resource = HTTPRequest(url: base.appendingPathComponent("api/me"))
 
 switch mode {
@@ -89,10 +97,11 @@ case "serve":
     } catch {
         fail("sign-in failed: \(error)")
     }
-    say("READY")
     var logger = Logger(label: "vault-auth-test-client")
     logger.logLevel = .warning
-    let group = ServiceGroup(configuration: .init(services: [.init(service: AuthSessionService(client: client))],
+    // READY only once the group runs: it traps SIGTERM before it starts any service, so a
+    // test that signals after READY never kills the process with the default action.
+    let group = ServiceGroup(configuration: .init(services: [.init(service: AuthSessionService(client: client)), .init(service: ReadyService())],
                                                   gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     do {
         try await group.run()
