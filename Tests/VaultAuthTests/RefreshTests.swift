@@ -315,3 +315,32 @@ import VaultKit
         #expect(await second.currentTokens == (await first.currentTokens))
     }
 }
+
+/// The default transport against the real server.
+@Suite struct TransportTests {
+    @Test func cancellingARequestToAHungServerReturnsPromptly() async throws {
+        let fixture = try await AuthFixture.make()
+        let seen = Event(), answer = Event()
+        defer {
+            answer.signal()
+            fixture.server.stop()
+        }
+        fixture.server.releaseHook.withLock { $0 = { seen.signal(); await answer.wait() } }
+        let transport = URLSessionTransport()
+        let request = Task {
+            try await transport.send(HTTPRequest(method: "DELETE", url: fixture.server.sessionsURL.appendingPathComponent("s")))
+        }
+        #expect(await seen.wait(seconds: 30))
+        request.cancel()
+        let outcome = try await withTimeout(30) { await request.result }
+        #expect(throws: (any Error).self) { try outcome.get() }
+    }
+
+    @Test func statusCodesAreResponsesNotErrors() async throws {
+        let fixture = try await AuthFixture.make()
+        defer { fixture.server.stop() }
+        let response = try await URLSessionTransport().send(HTTPRequest(url: fixture.server.resourceURL))
+        #expect(response.status == 401)
+        #expect(response.header("content-type") == "application/json")
+    }
+}
