@@ -179,8 +179,9 @@ public actor AuthClient {
         let old = tokens
         let storageError = endSession(.userSignedOut)
         if let old {
-            await releaseLease(of: old)
-            await strategy.revoke(old, transport: transport)
+            // A refresh made only to release the lease rotated the refresh token: revoke the new one.
+            let last = await releaseLease(of: old) ?? old
+            await strategy.revoke(last, transport: transport)
         }
         if let storageError { throw .storage(storageError) }
     }
@@ -223,6 +224,10 @@ public actor AuthClient {
             let response: HTTPResponse
             do {
                 response = try await transport.send(authorized(request, with: current))
+            } catch is CancellationError {
+                throw .transient("cancelled")
+            } catch let error as URLError where error.code == .cancelled {
+                throw .transient("cancelled")
             } catch {
                 throw .transient("network error")
             }
@@ -468,10 +473,19 @@ public actor AuthClient {
     }
 
     /// Releases the lease held by tokens that were just signed out, with the raw transport.
-    private func releaseLease(of old: TokenSet) async {
-        guard let session = configuration.session, let sessionID = old.sessionID else { return }
+    /// If the server rejects the last access token, one refresh (also raw, never persisted:
+    /// the new tokens are only used for this and then revoked by the caller) gets a token to
+    /// release with, so a sign-out frees the account for other devices at once.
+    private func releaseLease(of old: TokenSet) async -> TokenSet? {
+        guard let session = configuration.session, let sessionID = old.sessionID else { return nil }
         var request = HTTPRequest(method: "DELETE", url: session.url(of: sessionID))
         request.setHeader("Authorization", old.authorizationHeader)
+        guard let response = try? await transport.send(request),
+              strategy.authFailure(in: response, for: request) == .tokenRejected,
+              old.refreshToken != nil,
+              let fresh = try? await strategy.refresh(old, transport: transport) else { return nil }
+        request.setHeader("Authorization", fresh.authorizationHeader)
         _ = try? await transport.send(request)
+        return fresh
     }
 }

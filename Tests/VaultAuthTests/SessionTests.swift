@@ -135,3 +135,18 @@ import ServiceLifecycleTestKit
         #expect(try fixture.store().load()?.sessionID == nil)
     }
 }
+
+extension SessionTests {
+    @Test func signOutReleasesTheLeaseEvenWithAnExpiredAccessToken() async throws {
+        let fixture = try await AuthFixture.make()
+        defer { fixture.server.stop() }
+        let client = try await fixture.signedInClient(configuration: fixture.configuration(session: "device-a"))
+        fixture.server.expireAllAccessTokens()
+        try await client.signOut()
+        #expect(fixture.server.counters.releases == 1)
+        #expect(fixture.server.lease(of: "alice") == nil)
+        // The refresh made for the release left nothing usable behind.
+        let live = fixture.server.state.withLock { state in state.families.values.filter { !$0.revoked }.count }
+        #expect(live == 0)
+    }
+}
