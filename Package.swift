@@ -8,11 +8,14 @@ let package = Package(
         .library(name: "VaultKit", targets: ["VaultKit"]),
         .executable(name: "vault", targets: ["vault"]),
         .library(name: "VaultProfile", targets: ["VaultProfile"]),
+        .library(name: "VaultAuth", targets: ["VaultAuth"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Test-only: the real HTTP server the VaultAuth tests talk to.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
     ],
     targets: [
         // C libraries from the system, found with pkg-config.
@@ -67,6 +70,43 @@ let package = Package(
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+
+        // Token storage on the vault and the auth client (refresh, retry, single-device sessions).
+        .target(
+            name: "VaultAuth",
+            dependencies: [
+                "VaultKit",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // A small process the auth tests start: logs in, runs a ServiceGroup, refreshes; killed with
+        // SIGKILL mid-refresh or stopped with SIGTERM.
+        .executableTarget(
+            name: "vault-auth-test-client",
+            dependencies: [
+                "VaultAuth",
+                "VaultKit",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/Helpers/vault-auth-test-client"
+        ),
+
+        .testTarget(
+            name: "VaultAuthTests",
+            dependencies: [
+                "VaultAuth",
+                "VaultKit",
+                "TestSupport",
+                "vault-auth-test-client",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,152 @@
+// A small client process for the VaultAuth tests: a real program that signs in, refreshes
+// and holds a single-device session, which the tests kill (SIGKILL) or stop (SIGTERM).
+//
+//   vault-auth-test-client serve <vault> <server> <device>   sign in, hold the session, run until SIGTERM
+//   vault-auth-test-client refresh-loop <vault> <server>     refresh and call the API forever
+//   vault-auth-test-client check <vault> <server>            refresh, one API call: SIGNED_IN (0) or SIGNED_OUT (3)
+//
+// The vault key is hex in VAULT_AUTH_TEST_KEY; the account is "alice", whose password the
+// test stored in the vault. VAULT_AUTH_TEST_NO_RELOGIN=1 disables the stored-credentials fallback;
+// VAULT_AUTH_TEST_RELEASE_TIMEOUT_MS sets the session release deadline at shutdown.
+import Foundation
+import Logging
+import ServiceLifecycle
+import VaultAuth
+import VaultKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes a line to stdout at once (print would buffer it in the pipe).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data("\(line)\n".utf8))
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("vault-auth-test-client: \(message)\n".utf8))
+    exit(1)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 4 else { fail("usage: serve|refresh-loop|check <vault> <server> [device]") }
+let mode = arguments[1], vaultPath = arguments[2]
+guard let base = URL(string: arguments[3]) else { fail("bad server URL") }
+let environment = ProcessInfo.processInfo.environment
+guard let hex = environment["VAULT_AUTH_TEST_KEY"], hex.count == 64 else { fail("VAULT_AUTH_TEST_KEY missing") }
+let keyBytes: [UInt8] = stride(from: 0, to: 64, by: 2).map {
+    let start = hex.index(hex.startIndex, offsetBy: $0)
+    return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
+}
+
+let vault: Vault
+do {
+    vault = try Vault.open(at: vaultPath, key: try VaultKey(Data(keyBytes)))
+} catch {
+    fail("cannot open the vault: \(error)")
+}
+
+let issuer = base.absoluteString
+let credentials = CredentialStore(vault: vault, issuer: issuer, account: "alice")
+let relogin = environment["VAULT_AUTH_TEST_NO_RELOGIN"] != "1"
+let tokenURL = base.appendingPathComponent("oauth/token")
+let strategy = OAuth2RefreshStrategy(
+    tokenEndpoint: tokenURL, client: .none(clientID: "vaultauth-tests"),
+    revocationEndpoint: base.appendingPathComponent("oauth/revoke"),
+    fallback: relogin ? StoredCredentialsStrategy(tokenEndpoint: tokenURL, client: .none(clientID: "vaultauth-tests"), credentials: credentials) : nil)
+var configuration = AuthClient.Configuration()
+configuration.logger.logLevel = .info
+if mode == "serve", arguments.count >= 5 {
+    configuration.session = SingleDeviceSession(endpoint: base.appendingPathComponent("sessions"), deviceID: arguments[4],
+                                                keepAliveInterval: .seconds(2),
+                                                releaseTimeout: .milliseconds(Int(environment["VAULT_AUTH_TEST_RELEASE_TIMEOUT_MS"] ?? "") ?? 10_000))
+}
+
+let client: AuthClient
+do {
+    client = try AuthClient(store: TokenStore(vault: vault, issuer: issuer, account: "alice"), strategy: strategy, configuration: configuration)
+} catch {
+    fail("cannot load tokens: \(error)")
+}
+/// The first login: always with the stored password, whatever the fallback setting.
+func firstSignIn() async throws {
+    let login = StoredCredentialsStrategy(tokenEndpoint: tokenURL, client: .none(clientID: "vaultauth-tests"), credentials: credentials)
+    let tokens: TokenSet
+    do {
+        tokens = try await login.relogin(transport: client.transport)
+    } catch {
+        fail("login failed: \(error)")
+    }
+    try await client.signIn(with: tokens)
+}
+
+/// Announces READY from inside the running ServiceGroup, then waits for the shutdown.
+struct ReadyService: Service {
+    func run() async throws {
+        say("READY")
+        try? await gracefulShutdown()
+    }
+}
+
+let resource = HTTPRequest(url: base.appendingPathComponent("api/me"))
+
+switch mode {
+case "serve":
+    do {
+        if await !client.isSignedIn { try await firstSignIn() } else { try await client.claimSession() }
+    } catch {
+        fail("sign-in failed: \(error)")
+    }
+    var logger = Logger(label: "vault-auth-test-client")
+    logger.logLevel = .warning
+    // READY only once the group runs: it traps SIGTERM before it starts any service, so a
+    // test that signals after READY never kills the process with the default action.
+    let group = ServiceGroup(configuration: .init(services: [.init(service: AuthSessionService(client: client)), .init(service: ReadyService())],
+                                                  gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    do {
+        try await group.run()
+    } catch {
+        fail("service group failed: \(error)")
+    }
+    let released = await client.currentTokens.map { $0.sessionID == nil } ?? false
+    say(released ? "RELEASED" : "NOT RELEASED")
+    exit(released ? 0 : 2)
+
+case "refresh-loop":
+    do {
+        if await !client.isSignedIn { try await firstSignIn() }
+    } catch {
+        fail("sign-in failed: \(error)")
+    }
+    say("READY")
+    var count = 0
+    while true {
+        do {
+            try await client.refreshNow()
+            let response = try await client.send(resource)
+            count += 1
+            say("OK \(count) \(response.status)")
+        } catch {
+            say("ERROR \(error)")
+            exit(4)
+        }
+    }
+
+case "check":
+    do {
+        // Refresh first: the stored refresh token is what a crash could have left stale.
+        try await client.refreshNow()
+        let response = try await client.send(resource)
+        say("SIGNED_IN \(response.status)")
+        exit(response.status == 200 ? 0 : 1)
+    } catch AuthError.signedOut(let reason) {
+        say("SIGNED_OUT \(reason)")
+        exit(3)
+    } catch {
+        say("ERROR \(error)")
+        exit(1)
+    }
+
+default:
+    fail("unknown mode \(mode)")
+}
