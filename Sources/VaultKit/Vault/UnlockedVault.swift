@@ -59,6 +59,12 @@ struct UnlockedVault {
     ///
     /// - Returns: the attributes and the decrypted record, for callers that need the secret.
     func openRecord(lookupID: [UInt8], nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
+        try Self.openRecord(keys: keys, lookupID: lookupID, nonce: nonce, sealed: sealed)
+    }
+
+    /// ``openRecord(lookupID:nonce:sealed:)`` with explicit keys, so the Benchmarks package
+    /// can time exactly this code without a database (see `BenchmarkSupport.swift`).
+    static func openRecord(keys: KeyHierarchy, lookupID: [UInt8], nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
         guard let plaintext = SecretBox.open(sealed: sealed, nonce: nonce, key: keys.sealingKey) else {
             throw .tampered(reason: "item failed authentication")
         }
@@ -154,6 +160,11 @@ struct UnlockedVault {
 
     /// Seals `item` and `secret` into a row under the current keys.
     func seal(_ item: VaultItem, secret: SecretBytes, lookupID: [UInt8]) -> VaultDatabase.Row {
+        Self.seal(item, secret: secret, lookupID: lookupID, keys: keys)
+    }
+
+    /// ``seal(_:secret:lookupID:)`` with explicit keys, for the same reason as ``openRecord(keys:lookupID:nonce:sealed:)``.
+    static func seal(_ item: VaultItem, secret: SecretBytes, lookupID: [UInt8], keys: KeyHierarchy) -> VaultDatabase.Row {
         var nonce = [UInt8](repeating: 0, count: SecretBox.nonceByteCount)
         let count = ItemRecord.encodedCount(attributes: item, secretCount: secret.count)
         let sealed = nonce.withUnsafeMutableBytes { nonce in

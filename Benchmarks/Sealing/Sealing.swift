@@ -1,0 +1,87 @@
+// Seal and open of one item record through VaultKit, and in the same run the raw
+// libsodium calls a careful hand-written caller would make, so the overhead is a ratio.
+//
+// "raw seal" = randombytes_buf (fresh 24-byte nonce) + crypto_secretbox_easy of the
+// secret alone into a preallocated buffer; "raw open" = crypto_secretbox_open_easy into
+// a preallocated buffer. VaultKit's seal also encodes the record (service, account,
+// flags, timestamps, secret), allocates the sealed output and computes the service tag;
+// its open decodes the record and checks its binding to the row (one keyed BLAKE2b).
+import Benchmark
+import BenchmarkFixtures
+import CSodiumRaw
+import Foundation
+@_spi(Benchmarking) import VaultKit
+
+let benchmarks: @Sendable () -> Void = {
+    precondition(sodium_init() >= 0)
+    for size in Bench.secretSizes {
+        let label = Bench.byteLabel(size)
+        // Enough inner iterations that one sample is well above the clock's resolution.
+        let scaling: BenchmarkScalingFactor = size <= 1024 ? .kilo : .one
+        let config = Bench.configuration(scaling: scaling, maxDuration: .seconds(2))
+
+        // MARK: VaultKit
+
+        let sealer = try! BenchmarkRecordSealer()
+        let item = VaultItem(service: "api.example.com", account: "alice", created: Date(), modified: Date())
+        let secret = SecretBytes([UInt8](repeating: 0xA5, count: size))
+        let lookupID = sealer.lookupID(service: item.service, account: item.account)
+
+        Benchmark("seal VaultKit \(label)", configuration: config) { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(sealer.seal(item, secret: secret, lookupID: lookupID))
+            }
+        }
+
+        let sealedRecord = sealer.seal(item, secret: secret, lookupID: lookupID)
+        Benchmark("open VaultKit \(label)", configuration: config) { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(try! sealer.open(sealedRecord))
+            }
+        }
+
+        // MARK: Raw libsodium
+
+        let raw = RawSecretBox(plaintextCount: size)
+        Benchmark("seal raw libsodium \(label)", configuration: config) { benchmark in
+            for _ in benchmark.scaledIterations {
+                raw.seal()
+            }
+        }
+
+        raw.seal()
+        Benchmark("open raw libsodium \(label)", configuration: config) { benchmark in
+            for _ in benchmark.scaledIterations {
+                precondition(raw.open())
+            }
+        }
+    }
+}
+
+/// Buffers for the raw calls, allocated once so the baseline is the cryptography alone.
+final class RawSecretBox: @unchecked Sendable {
+    let plaintextCount: Int
+    let key = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(crypto_secretbox_KEYBYTES))
+    let nonce = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(crypto_secretbox_NONCEBYTES))
+    let plaintext: UnsafeMutablePointer<UInt8>
+    let sealed: UnsafeMutablePointer<UInt8>
+
+    init(plaintextCount: Int) {
+        self.plaintextCount = plaintextCount
+        plaintext = .allocate(capacity: plaintextCount)
+        plaintext.initialize(repeating: 0xA5, count: plaintextCount)
+        sealed = .allocate(capacity: plaintextCount + Int(crypto_secretbox_MACBYTES))
+        crypto_secretbox_keygen(key)
+    }
+
+    @inline(never)
+    func seal() {
+        randombytes_buf(nonce, Int(crypto_secretbox_NONCEBYTES))
+        _ = crypto_secretbox_easy(sealed, plaintext, UInt64(plaintextCount), nonce, key)
+    }
+
+    @inline(never)
+    func open() -> Bool {
+        crypto_secretbox_open_easy(plaintext, sealed, UInt64(plaintextCount) + UInt64(crypto_secretbox_MACBYTES), nonce, key) == 0
+    }
+}
