@@ -10,7 +10,7 @@ let package = Package(
         .package(name: "VaultKit", path: "../"),
         // On this toolchain the malloc interposer must be asked for explicitly; naming
         // the trait also leaves out the 6.3-only ARC runtime interposer, which is not mirrored here.
-        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // Shared by the suites: temporary vaults of a given size, the quick-mode switch.
@@ -18,7 +18,7 @@ let package = Package(
             name: "BenchmarkFixtures",
             dependencies: [
                 .product(name: "VaultKit", package: "VaultKit"),
-                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Fixtures"
         ),
@@ -37,11 +37,11 @@ func suite(_ name: String, extra: [Target.Dependency] = []) -> Target {
     .executableTarget(
         name: name,
         dependencies: [
-            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "Benchmark", package: "benchmark"),
             .product(name: "VaultKit", package: "VaultKit"),
             "BenchmarkFixtures",
         ] + extra,
         path: name,
-        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     )
 }

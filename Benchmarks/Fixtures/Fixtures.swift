@@ -36,11 +36,12 @@ public enum Bench {
         maxDuration: Duration = .seconds(2),
         maxIterations: Int = 10_000,
         warmup: Int = 3,
-        metrics: [BenchmarkMetric] = metrics
+        metrics: [BenchmarkMetric] = metrics,
+        timeUnits: BenchmarkTimeUnits = .microseconds
     ) -> Benchmark.Configuration {
         .init(
             metrics: metrics,
-            timeUnits: .microseconds,
+            timeUnits: timeUnits,
             warmupIterations: isQuick ? 0 : warmup,
             scalingFactor: isQuick ? .one : scaling,
             maxDuration: isQuick ? .milliseconds(200) : maxDuration,
@@ -158,4 +159,11 @@ public struct IndexStream {
         z ^= z >> 31
         return Int(z % UInt64(bound))
     }
+}
+
+/// State a benchmark's setup hands to its closure; the runner calls setup, the
+/// iterations and teardown one after another, never concurrently.
+public final class Shared<Value>: @unchecked Sendable {
+    public var value: Value?
+    public init() {}
 }

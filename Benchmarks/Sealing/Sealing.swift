@@ -18,7 +18,7 @@ let benchmarks: @Sendable () -> Void = {
         let label = Bench.byteLabel(size)
         // Enough inner iterations that one sample is well above the clock's resolution.
         let scaling: BenchmarkScalingFactor = size <= 1024 ? .kilo : .one
-        let config = Bench.configuration(scaling: scaling, maxDuration: .seconds(2))
+        let config = Bench.configuration(scaling: scaling, maxDuration: .seconds(2), timeUnits: .nanoseconds)
 
         // MARK: VaultKit
 
