@@ -6,6 +6,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "VaultKit", targets: ["VaultKit"]),
+        .executable(name: "vault", targets: ["vault"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         // C libraries from the system, found with pkg-config.
@@ -31,6 +35,15 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["VaultKit"], path: "Tests/TestSupport"),
 
         .testTarget(name: "VaultKitTests", dependencies: ["VaultKit", "TestSupport", "vault-test-writer"]),
+
+        // The `vault` command-line tool, and the C calls Swift cannot make for it
+        // (variadic prctl, a signal-safe terminal echo restore).
+        .target(name: "CVaultCLI"),
+        .executableTarget(
+            name: "vault",
+            dependencies: ["VaultKit", "CVaultCLI", "CSodium", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "VaultCLITests", dependencies: ["vault", "TestSupport", "CSQLite", "vault-test-writer"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -52,10 +52,24 @@ public final class ChildProcess: @unchecked Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
+        // Children start with signals as a shell would give them: none blocked and none
+        // ignored. The test runner's threads block most signals and this process ignores
+        // SIGPIPE, and both would otherwise survive exec (a SIGINT or SIGTERM sent to the
+        // child would stay pending forever).
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var catchableSignals = sigset_t()
+        sigfillset(&catchableSignals)
+        sigdelset(&catchableSignals, SIGKILL)
+        sigdelset(&catchableSignals, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attributes, &catchableSignals)
         #if canImport(Glibc)
         // POSIX_SPAWN_SETSID (glibc 2.26+) is hidden behind _GNU_SOURCE, so its value is spelled out.
-        posix_spawnattr_setflags(&attributes, Int16(0x80))
+        flags |= 0x80
         #endif
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let env = (environment ?? Self.cleanEnvironment()).map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -1,0 +1,25 @@
+#ifndef VAULT_CLI_SHIM_H
+#define VAULT_CLI_SHIM_H
+
+// Process hardening and terminal handling for the `vault` tool, in C because
+// Swift cannot do these itself: prctl(2) is variadic, which Swift cannot call, and
+// restoring the terminal from a signal handler needs state a C handler can reach
+// without allocating or taking locks.
+
+/// Disables core dumps (RLIMIT_CORE = 0) and, on Linux, marks the process
+/// non-dumpable (PR_SET_DUMPABLE = 0), which also stops other processes of the same
+/// user from reading its memory through ptrace or /proc/PID/mem.
+/// Returns 0, or -1 with errno set when either call failed.
+int vault_cli_disable_core_dumps(void);
+
+/// Turns echo off on the terminal `fd` and remembers its previous settings, which
+/// vault_cli_echo_restore() puts back; SIGINT, SIGTERM, SIGHUP and SIGQUIT (unless
+/// ignored) put them back too before the signal takes its default effect.
+/// Returns 0, or -1 with errno set (nothing was changed).
+int vault_cli_echo_off(int fd);
+
+/// Restores the settings saved by vault_cli_echo_off() and the previous signal
+/// handlers. Does nothing if echo is not off.
+void vault_cli_echo_restore(void);
+
+#endif

@@ -1,0 +1,46 @@
+import ArgumentParser
+import VaultKit
+
+struct DeleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete an item, or every item of a service.",
+        discussion: """
+            Exits with status 44 if the item does not exist. With --all instead of an \
+            account, deletes every item of SERVICE (none is not an error).
+
+            EXAMPLES:
+              vault delete api.example.com alice
+              vault delete api.example.com --all
+            """
+    )
+
+    @OptionGroup var options: VaultOptions
+
+    @Argument(help: "What the secret is for, for example api.example.com.")
+    var service: String
+
+    @Argument(help: "Whose secret it is within the service; omit it with --all.")
+    var account: String?
+
+    @Flag(help: "Delete every item of SERVICE.")
+    var all = false
+
+    func validate() throws {
+        if service.isEmpty { throw ValidationError("the service must not be empty") }
+        if all && account != nil { throw ValidationError("give either an account or --all, not both") }
+        if !all && account == nil { throw ValidationError("missing the account (or --all to delete every item of the service)") }
+    }
+
+    func run() throws {
+        let vault = try options.openVault()
+        defer { vault.close() }
+        if let account {
+            guard try vault.delete(service: service, account: account) else {
+                throw CLIError.itemNotFound(service: service, account: account)
+            }
+        } else {
+            try vault.deleteAll(service: service)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import VaultKit
+
+struct GetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Write an item's secret to standard output.",
+        discussion: """
+            Writes the secret's exact bytes followed by one newline, and nothing else, \
+            so $(vault get ...) gives the secret back.
+
+            --json writes one JSON object instead: service, account, label, generic, \
+            created and modified (ISO 8601, UTC), secret. A secret that is not UTF-8 text \
+            cannot be written as JSON (status 1). Generic data that is not UTF-8 is null \
+            in "generic" and base64 in an extra "genericBase64".
+
+            --generic writes only the item's generic data, followed by one newline.
+
+            Exits with status 44 if the item does not exist.
+
+            EXAMPLES:
+              curl -H "Authorization: Bearer $(vault get api.example.com alice)" https://api.example.com/
+              vault get api.example.com alice --json | jq -r .modified
+            """
+    )
+
+    @OptionGroup var options: VaultOptions
+    @OptionGroup var item: ItemArguments
+
+    @Flag(help: "Write the item, with its secret, as one JSON object.")
+    var json = false
+
+    @Flag(help: "Write only the item's generic data.")
+    var generic = false
+
+    func validate() throws {
+        if json && generic { throw ValidationError("--json and --generic cannot be used together") }
+    }
+
+    func run() throws {
+        let vault = try options.openVault()
+        defer { vault.close() }
+        let output = try item.run { () throws -> SensitiveBuffer in
+            let output = SensitiveBuffer()
+            if generic {
+                let attributes = try vault.item(service: item.service, account: item.account)
+                if let data = attributes.generic { data.withUnsafeBytes { output.append($0) } }
+            } else if json {
+                let secret = try vault.secret(service: item.service, account: item.account)
+                let attributes = try vault.item(service: item.service, account: item.account)
+                var writer = JSONWriter()
+                writer.beginObject()
+                writer.attributes(of: attributes)
+                writer.key("secret")
+                try secret.withUnsafeBytes { bytes in
+                    guard UTF8Validation.isValid(bytes) else { throw CLIError.notUTF8ForJSON }
+                    writer.utf8String(bytes)
+                }
+                writer.endObject()
+                output.append(writer.buffer.bytes)
+            } else {
+                try vault.secret(service: item.service, account: item.account).append(to: output)
+            }
+            output.append(UInt8(ascii: "\n"))
+            return output
+        }
+        try Output.writeStandardOutput(output)
+    }
+}

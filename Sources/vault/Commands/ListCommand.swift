@@ -1,0 +1,63 @@
+import ArgumentParser
+import VaultKit
+
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List items (never their secrets).",
+        discussion: """
+            Writes one SERVICE<TAB>ACCOUNT line per item, sorted by service then account \
+            (bytewise, as LC_ALL=C sort does). Names are escaped so each item stays one \
+            line: a backslash is written \\\\, a tab \\t, a newline \\n, a carriage return \
+            \\r, any other control character \\xHH.
+
+            --json writes an array of objects with service, account, label, generic, \
+            created and modified (ISO 8601, UTC), unescaped, without secrets.
+
+            EXAMPLES:
+              vault list
+              vault list --service api.example.com | cut -f2
+              vault list --json | jq -r '.[].service' | sort -u
+            """
+    )
+
+    @OptionGroup var options: VaultOptions
+
+    @Option(help: ArgumentHelp("Only the items of this service.", valueName: "service"))
+    var service: String?
+
+    @Flag(help: "Write a JSON array of objects.")
+    var json = false
+
+    func validate() throws {
+        if service?.isEmpty == true { throw ValidationError("--service needs a non-empty name") }
+    }
+
+    func run() throws {
+        let vault = try options.openVault()
+        defer { vault.close() }
+        let items = try vault.items(service: service).sorted {
+            $0.service != $1.service
+                ? $0.service.utf8.lexicographicallyPrecedes($1.service.utf8)
+                : $0.account.utf8.lexicographicallyPrecedes($1.account.utf8)
+        }
+        if json {
+            var writer = JSONWriter()
+            writer.beginArray()
+            for item in items {
+                writer.beginObject()
+                writer.attributes(of: item)
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.buffer.append(UInt8(ascii: "\n"))
+            try Output.writeStandardOutput(writer.buffer)
+        } else {
+            let output = SensitiveBuffer()
+            for item in items {
+                output.append(Escaping.escaped(item.service) + "\t" + Escaping.escaped(item.account) + "\n")
+            }
+            try Output.writeStandardOutput(output)
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import VaultKit
+
+/// The options every subcommand accepts: which vault, and what unlocks it.
+struct VaultOptions: ParsableArguments {
+    @Option(
+        name: .customLong("vault"),
+        help: ArgumentHelp(
+            "The vault file. Default: $VAULT_PATH, else ${XDG_DATA_HOME:-$HOME/.local/share}/vault/default.vault.",
+            valueName: "path"
+        )
+    )
+    var vaultPath: String?
+
+    @Option(
+        name: .customLong("key-file"),
+        help: ArgumentHelp(
+            "Unlock with the raw 32-byte key in this file instead of a passphrase. Default: $VAULT_KEY_FILE.",
+            valueName: "path"
+        )
+    )
+    var keyFileOption: String?
+
+    func validate() throws {
+        if vaultPath?.isEmpty == true { throw ValidationError("--vault needs a non-empty path") }
+        if keyFileOption?.isEmpty == true { throw ValidationError("--key-file needs a non-empty path") }
+    }
+
+    /// The vault file, following the documented order.
+    func path() throws(CLIError) -> String {
+        if let vaultPath { return vaultPath }
+        if let path = Environment.value("VAULT_PATH") { return path }
+        if let dataHome = Environment.value("XDG_DATA_HOME") { return dataHome + "/vault/default.vault" }
+        if let home = Environment.value("HOME") { return home + "/.local/share/vault/default.vault" }
+        throw .noHomeDirectory
+    }
+
+    /// The key file to use, if any: `--key-file`, else `$VAULT_KEY_FILE`.
+    var keyFile: String? { keyFileOption ?? Environment.value("VAULT_KEY_FILE") }
+
+    /// Opens the existing vault with the key file, or the passphrase from the
+    /// environment or the terminal.
+    func openVault() throws -> Vault {
+        let path = try path()
+        // Before asking for a passphrase that could not be used anyway.
+        if access(path, F_OK) != 0 && errno == ENOENT { throw VaultError.vaultNotFound(path: path) }
+        if let keyFile {
+            return try Vault.open(at: path, key: Credentials.key(fromFile: keyFile))
+        }
+        return try Vault.open(at: path, passphrase: Credentials.passphrase(prompt: "Passphrase for \(path): "))
+    }
+}
+
+/// The two arguments that name an item.
+struct ItemArguments: ParsableArguments {
+    @Argument(help: "What the secret is for, for example api.example.com.")
+    var service: String
+
+    @Argument(help: "Whose secret it is within the service, for example alice.")
+    var account: String
+
+    func validate() throws {
+        if service.isEmpty { throw ValidationError("the service must not be empty") }
+    }
+
+    /// Runs `body`, naming this item in "not found" and "already exists" errors.
+    func run<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch VaultError.itemNotFound {
+            throw CLIError.itemNotFound(service: service, account: account)
+        } catch VaultError.duplicateItem {
+            throw CLIError.itemExists(service: service, account: account)
+        }
+    }
+}
+
+/// Argon2id cost for a new passphrase (`vault init`, `vault passwd`).
+struct KDFOptions: ParsableArguments {
+    enum Preset: String, ExpressibleByArgument, CaseIterable {
+        case interactive, moderate, sensitive
+    }
+
+    @Option(help: "Argon2id cost: interactive (64 MiB), moderate (256 MiB, the default) or sensitive (1 GiB).")
+    var kdf: Preset?
+
+    @Option(
+        name: .customLong("kdf-opslimit"),
+        help: ArgumentHelp("Advanced: Argon2id passes (1-64), instead of --kdf; needs --kdf-memlimit.", valueName: "n")
+    )
+    var opsLimit: UInt64?
+
+    @Option(
+        name: .customLong("kdf-memlimit"),
+        help: ArgumentHelp("Advanced: Argon2id memory in bytes (8192 to 4 GiB), instead of --kdf; needs --kdf-opslimit.", valueName: "bytes")
+    )
+    var memoryLimit: Int?
+
+    var isGiven: Bool { kdf != nil || opsLimit != nil || memoryLimit != nil }
+
+    func validate() throws {
+        if (opsLimit == nil) != (memoryLimit == nil) {
+            throw ValidationError("--kdf-opslimit and --kdf-memlimit must be given together")
+        }
+        if kdf != nil && opsLimit != nil {
+            throw ValidationError("use either --kdf or --kdf-opslimit with --kdf-memlimit, not both")
+        }
+        if let opsLimit, let memoryLimit {
+            do {
+                _ = try KDFParameters(opsLimit: opsLimit, memoryLimit: memoryLimit)
+            } catch {
+                throw ValidationError(String(describing: error).replacingOccurrences(of: "invalid argument: ", with: ""))
+            }
+        }
+    }
+
+    func parameters() throws -> KDFParameters {
+        if let opsLimit, let memoryLimit { return try KDFParameters(opsLimit: opsLimit, memoryLimit: memoryLimit) }
+        switch kdf ?? .moderate {
+        case .interactive: return .interactive
+        case .moderate: return .moderate
+        case .sensitive: return .sensitive
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import VaultKit
+
+/// What unlocks a vault: a passphrase, or the raw key from a key file.
+enum Unlock {
+    case passphrase(SecretBytes)
+    case key(VaultKey)
+}
+
+/// Where passphrases and keys come from, in the documented order of precedence:
+/// `--key-file` / `$VAULT_KEY_FILE`, then `$VAULT_PASSPHRASE_FILE`, then
+/// `$VAULT_PASSPHRASE`, then a no-echo prompt on the terminal.
+enum Credentials {
+    /// The passphrase to open a vault, from the environment or the terminal.
+    static func passphrase(prompt: String) throws(CLIError) -> SecretBytes {
+        if let secret = try fromEnvironment(file: "VAULT_PASSPHRASE_FILE", variable: "VAULT_PASSPHRASE") { return secret }
+        guard let typed = try Terminal.readSecret(prompt: prompt) else { throw .noPassphrase }
+        return typed
+    }
+
+    /// A passphrase for a new vault: from the environment, or typed twice.
+    static func newPassphrase(forCreating path: String) throws(CLIError) -> SecretBytes {
+        let secret: SecretBytes
+        if let fromEnvironment = try fromEnvironment(file: "VAULT_PASSPHRASE_FILE", variable: "VAULT_PASSPHRASE") {
+            secret = fromEnvironment
+        } else if let typed = try Terminal.readNewSecret(prompt: "New passphrase for \(path): ", confirmation: "Repeat the passphrase: ", what: "passphrases") {
+            secret = typed
+        } else {
+            throw .noPassphrase
+        }
+        guard !secret.isEmpty else { throw .emptyPassphrase }
+        return secret
+    }
+
+    /// The replacement passphrase for `vault passwd`.
+    static func replacementPassphrase(for path: String) throws(CLIError) -> SecretBytes {
+        let secret: SecretBytes
+        if let fromEnvironment = try fromEnvironment(file: "VAULT_NEW_PASSPHRASE_FILE", variable: "VAULT_NEW_PASSPHRASE") {
+            secret = fromEnvironment
+        } else if let typed = try Terminal.readNewSecret(prompt: "New passphrase for \(path): ", confirmation: "Repeat the new passphrase: ", what: "new passphrases") {
+            secret = typed
+        } else {
+            throw .noNewPassphrase
+        }
+        guard !secret.isEmpty else { throw .emptyPassphrase }
+        return secret
+    }
+
+    /// The first line of the file named by `file`, else the value of `variable`, else `nil`.
+    /// An empty variable counts as unset, as `${VAR:-...}` does in the shell.
+    private static func fromEnvironment(file: String, variable: String) throws(CLIError) -> SecretBytes? {
+        if let path = Environment.value(file) {
+            return try firstLine(ofFile: path)
+        }
+        // Copied straight from the environment block: no Swift String holds it.
+        guard let value = getenv(variable), value.pointee != 0 else { return nil }
+        let count = strlen(value)
+        return SecretBytes(count: count) { $0.baseAddress?.copyMemory(from: value, byteCount: count) }
+    }
+
+    private static func firstLine(ofFile path: String) throws(CLIError) -> SecretBytes {
+        let contents = try readFile(path, what: "the passphrase file \(path)", limit: 64 * 1024)
+        let bytes = contents.bytes
+        var end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+        if end > 0 && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        guard end > 0 else { throw .emptyPassphraseFile(path: path) }
+        return contents.secret(0..<end)
+    }
+
+    // MARK: Key files
+
+    /// The key in a key file: exactly 32 raw bytes.
+    static func key(fromFile path: String) throws(CLIError) -> VaultKey {
+        let contents = try readFile(path, what: "the key file \(path)", limit: 4096)
+        guard contents.count == VaultKey.byteCount, let key = try? VaultKey(contents.secret()) else {
+            throw .keyFileLength(path: path, count: contents.count)
+        }
+        return key
+    }
+
+    /// Creates a key file holding a new random key, readable by its owner only.
+    /// Fails if anything exists at `path` (`O_EXCL`), so a key is never overwritten.
+    static func createKeyFile(at path: String) throws(CLIError) -> VaultKey {
+        let key = VaultKey.random()
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .cannotWrite(what: "the key file \(path)", errno: errno) }
+        var failure: CLIError?
+        key.withUnsafeBytes { bytes in
+            do throws(CLIError) { try Output.write(bytes, to: fd) } catch { failure = error }
+        }
+        if failure == nil, fsync(fd) != 0 { failure = .cannotWrite(what: "the key file \(path)", errno: errno) }
+        close(fd)
+        if let failure {
+            unlink(path)
+            if case .cannotWrite(_, let code) = failure { throw .cannotWrite(what: "the key file \(path)", errno: code) }
+            throw failure
+        }
+        return key
+    }
+
+    private static func readFile(_ path: String, what: String, limit: Int) throws(CLIError) -> SensitiveBuffer {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotRead(what: what, errno: errno) }
+        defer { close(fd) }
+        let contents = SensitiveBuffer()
+        do throws(CLIError) {
+            guard try contents.readAll(from: fd, limit: limit) else { throw CLIError.cannotRead(what: what, errno: EFBIG) }
+        } catch {
+            if case .cannotRead(_, let code) = error { throw .cannotRead(what: what, errno: code) }
+            throw error
+        }
+        return contents
+    }
+}
+
+/// The environment variables the tool reads, with empty values counting as unset.
+enum Environment {
+    static func value(_ name: String) -> String? {
+        guard let value = getenv(name), value.pointee != 0 else { return nil }
+        return String(cString: value)
+    }
+}

@@ -1,0 +1,129 @@
+import VaultKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The tool's exit statuses; `docs/CLI.md` documents them.
+enum ExitStatus {
+    static let success: Int32 = 0
+    /// Any error not listed below.
+    static let failure: Int32 = 1
+    /// The command line was wrong.
+    static let usage: Int32 = 2
+    /// The item does not exist (as macOS `security` reports it).
+    static let itemNotFound: Int32 = 44
+    /// The item already exists.
+    static let itemExists: Int32 = 45
+}
+
+/// Errors of the tool itself, on top of ``VaultError``. None carries a secret.
+enum CLIError: Error {
+    /// A combination of options the parser cannot see, such as one coming from the environment.
+    case usage(String)
+    case noPassphrase
+    case noNewPassphrase
+    case noSecret
+    case emptyPassphrase
+    case mismatch(what: String)
+    case cannotRead(what: String, errno: Int32)
+    case cannotWrite(what: String, errno: Int32)
+    case emptyPassphraseFile(path: String)
+    case keyFileLength(path: String, count: Int)
+    case secretTooLarge
+    case notUTF8ForJSON
+    case cannotHarden(errno: Int32)
+    case noHomeDirectory
+    case itemNotFound(service: String, account: String)
+    case itemExists(service: String, account: String)
+}
+
+/// The one place where an error becomes a line on standard error and an exit status.
+enum Failure {
+    static func describe(_ error: any Error) -> (message: String, status: Int32) {
+        switch error {
+        case let error as CLIError: describe(error)
+        case let error as VaultError: describe(error)
+        default: ("unexpected error: \(type(of: error))", ExitStatus.failure)
+        }
+    }
+
+    private static func describe(_ error: CLIError) -> (String, Int32) {
+        switch error {
+        case .usage(let message):
+            (message, ExitStatus.usage)
+        case .noPassphrase:
+            ("no passphrase available: set VAULT_PASSPHRASE_FILE or VAULT_PASSPHRASE, use --key-file, or run on a terminal", ExitStatus.failure)
+        case .noNewPassphrase:
+            ("no new passphrase available: set VAULT_NEW_PASSPHRASE_FILE or VAULT_NEW_PASSPHRASE, or run on a terminal", ExitStatus.failure)
+        case .noSecret:
+            ("no secret given: the terminal input ended", ExitStatus.failure)
+        case .emptyPassphrase:
+            ("refusing an empty passphrase", ExitStatus.failure)
+        case .mismatch(let what):
+            ("the two \(what) do not match", ExitStatus.failure)
+        case .cannotRead(let what, let code):
+            ("cannot read \(what): \(systemMessage(code))", ExitStatus.failure)
+        case .cannotWrite(let what, let code):
+            ("cannot write \(what): \(systemMessage(code))", ExitStatus.failure)
+        case .emptyPassphraseFile(let path):
+            ("the passphrase file \(path) has an empty first line", ExitStatus.failure)
+        case .keyFileLength(let path, let count):
+            ("the key file \(path) holds \(count) bytes; a vault key is exactly \(VaultKey.byteCount) raw bytes", ExitStatus.failure)
+        case .secretTooLarge:
+            ("the secret is larger than 64 MiB", ExitStatus.failure)
+        case .notUTF8ForJSON:
+            ("the secret is not UTF-8 text, so it cannot be written as JSON; use 'vault get' without --json", ExitStatus.failure)
+        case .cannotHarden(let code):
+            ("cannot disable core dumps: \(systemMessage(code))", ExitStatus.failure)
+        case .noHomeDirectory:
+            ("cannot find the vault: no --vault, VAULT_PATH, XDG_DATA_HOME or HOME", ExitStatus.failure)
+        case .itemNotFound(let service, let account):
+            ("item not found: service \(Escaping.quoted(service)), account \(Escaping.quoted(account))", ExitStatus.itemNotFound)
+        case .itemExists(let service, let account):
+            ("item already exists: service \(Escaping.quoted(service)), account \(Escaping.quoted(account))", ExitStatus.itemExists)
+        }
+    }
+
+    private static func describe(_ error: VaultError) -> (String, Int32) {
+        switch error {
+        case .wrongPassphrase:
+            ("wrong passphrase or key", ExitStatus.failure)
+        case .itemNotFound:
+            ("item not found", ExitStatus.itemNotFound)
+        case .duplicateItem:
+            ("item already exists", ExitStatus.itemExists)
+        case .vaultNotFound(let path):
+            ("no vault at \(path) (create one with 'vault init')", ExitStatus.failure)
+        case .vaultAlreadyExists(let path):
+            ("a file already exists at \(path); refusing to overwrite it", ExitStatus.failure)
+        case .io(let path, let code):
+            ("\(path): \(systemMessage(code))", ExitStatus.failure)
+        case .invalidArgument(let reason):
+            (reason, ExitStatus.failure)
+        case .notAVault, .unsupportedFormatVersion, .corrupted, .tampered, .busy,
+             .insecurePermissions, .keyChanged, .closed, .secretNotUTF8, .cryptoUnavailable, .keyDerivationFailed:
+            // VaultKit's descriptions already name the problem and never hold a secret.
+            (error.description, ExitStatus.failure)
+        }
+    }
+
+    /// `strerror` in lower case, as in "permission denied".
+    private static func systemMessage(_ code: Int32) -> String {
+        let text = String(cString: strerror(code))
+        return text.prefix(1).lowercased() + text.dropFirst()
+    }
+
+    /// Writes `vault: MESSAGE` as one line to standard error and exits with `status`.
+    static func terminate(message: String, status: Int32) -> Never {
+        let line = "vault: " + message.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n"
+        Output.write(line, to: STDERR_FILENO)
+        exit(status)
+    }
+}
+
+/// `exit(3)`, callable where argument-parser's `exit(withError:)` shadows the name.
+func exitProcess(_ status: Int32) -> Never {
+    exit(status)
+}

@@ -1,0 +1,117 @@
+import Foundation
+import VaultKit
+
+/// Writes to file descriptors directly, so secret bytes go from protected memory to
+/// the pipe without passing through stdio's buffers or a Swift `String`.
+enum Output {
+    /// Writes all of `bytes`, retrying after signals and partial writes.
+    static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32) throws(CLIError) {
+        guard var next = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let n = Foundation.write(fd, next, remaining)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .cannotWrite(what: fd == STDOUT_FILENO ? "standard output" : "standard error", errno: errno)
+            }
+            next += n
+            remaining -= n
+        }
+    }
+
+    /// Writes text that is not secret; errors are ignored (used for standard error).
+    static func write(_ text: String, to fd: Int32) {
+        var text = text
+        text.withUTF8 { try? write(UnsafeRawBufferPointer($0), to: fd) }
+    }
+
+    static func writeStandardOutput(_ buffer: SensitiveBuffer) throws(CLIError) {
+        try write(buffer.bytes, to: STDOUT_FILENO)
+    }
+}
+
+/// Builds JSON into a ``SensitiveBuffer`` so a secret inside it is zeroed afterwards.
+///
+/// Strings are written as UTF-8 with `"`, `\` and control characters escaped; keys keep
+/// the order they are written in.
+struct JSONWriter {
+    let buffer = SensitiveBuffer()
+    private var needsComma = [false]
+
+    mutating func beginObject() { separate(); buffer.append(UInt8(ascii: "{")); needsComma.append(false) }
+    mutating func endObject() { needsComma.removeLast(); buffer.append(UInt8(ascii: "}")) }
+    mutating func beginArray() { separate(); buffer.append(UInt8(ascii: "[")); needsComma.append(false) }
+    mutating func endArray() { needsComma.removeLast(); buffer.append(UInt8(ascii: "]")) }
+
+    mutating func key(_ name: String) {
+        separate()
+        var name = name
+        name.withUTF8 { appendString(UnsafeRawBufferPointer($0)) }
+        buffer.append(UInt8(ascii: ":"))
+        needsComma[needsComma.count - 1] = false
+    }
+
+    mutating func string(_ value: String?) {
+        separate()
+        guard var value else { buffer.append("null"); return }
+        value.withUTF8 { appendString(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Writes bytes known to be valid UTF-8 as a JSON string.
+    mutating func utf8String(_ bytes: UnsafeRawBufferPointer) {
+        separate()
+        appendString(bytes)
+    }
+
+    private mutating func separate() {
+        if needsComma[needsComma.count - 1] { buffer.append(UInt8(ascii: ",")) }
+        needsComma[needsComma.count - 1] = true
+    }
+
+    private func appendString(_ bytes: UnsafeRawBufferPointer) {
+        buffer.append(UInt8(ascii: "\""))
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""): buffer.append("\\\"")
+            case UInt8(ascii: "\\"): buffer.append("\\\\")
+            case UInt8(ascii: "\n"): buffer.append("\\n")
+            case UInt8(ascii: "\r"): buffer.append("\\r")
+            case UInt8(ascii: "\t"): buffer.append("\\t")
+            case 0..<0x20, 0x7f:
+                let hex = String(byte, radix: 16)
+                buffer.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+            default: buffer.append(byte)
+            }
+        }
+        buffer.append(UInt8(ascii: "\""))
+    }
+}
+
+extension JSONWriter {
+    /// The attributes of `item` (no secret) as members of the current object.
+    mutating func attributes(of item: VaultItem) {
+        key("service"); string(item.service)
+        key("account"); string(item.account)
+        key("label"); string(item.label)
+        key("generic")
+        if let generic = item.generic {
+            if let text = String(validating: generic, as: UTF8.self) {
+                string(text)
+            } else {
+                string(nil)
+                key("genericBase64"); string(generic.base64EncodedString())
+            }
+        } else {
+            string(nil)
+        }
+        key("created"); string(Timestamp.iso8601(item.created))
+        key("modified"); string(Timestamp.iso8601(item.modified))
+    }
+}
+
+enum Timestamp {
+    /// For example `2026-11-22T17:50:27Z`, always in UTC.
+    static func iso8601(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle())
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import VaultKit
+
+/// What `vault set`, `vault add` and `vault update` share: the item, its attributes,
+/// and reading the secret.
+struct WriteArguments: ParsableArguments {
+    @OptionGroup var item: ItemArguments
+
+    @Option(help: ArgumentHelp("Application data stored (encrypted) with the item; kept when omitted on an update.", valueName: "text"))
+    var generic: String?
+
+    @Option(help: ArgumentHelp("A name for people; kept when omitted on an update.", valueName: "text"))
+    var label: String?
+
+    enum Mode { case set, add, update }
+
+    func write(_ mode: Mode, options: VaultOptions) throws {
+        let vault = try options.openVault()
+        defer { vault.close() }
+        try item.run {
+            // Fail before the secret is typed or read, not after; the write itself
+            // still checks atomically.
+            let exists = try vault.contains(service: item.service, account: item.account)
+            if mode == .add && exists { throw VaultError.duplicateItem }
+            if mode == .update && !exists { throw VaultError.itemNotFound }
+            let secret = try SecretInput.read(service: item.service, account: item.account)
+            let generic = generic.map { Data($0.utf8) }
+            switch mode {
+            case .set: try vault.set(secret, service: item.service, account: item.account, label: label, generic: generic)
+            case .add: try vault.add(secret, service: item.service, account: item.account, label: label, generic: generic)
+            case .update: try vault.update(secret, service: item.service, account: item.account, label: label, generic: generic)
+            }
+        }
+    }
+}
+
+/// Where a new secret comes from.
+enum SecretInput {
+    /// The most a secret may hold, as VaultKit enforces.
+    static let maximumByteCount = 64 * 1024 * 1024
+
+    /// All of standard input minus one trailing newline, or, when standard input is a
+    /// terminal, a no-echo prompt answered twice.
+    static func read(service: String, account: String) throws(CLIError) -> SecretBytes {
+        if Terminal.standardInputIsTerminal {
+            let prompt = "Secret for service \(Escaping.quoted(service)), account \(Escaping.quoted(account)): "
+            guard let typed = try Terminal.readNewSecret(prompt: prompt, confirmation: "Repeat the secret: ", what: "secrets") else {
+                throw .noSecret
+            }
+            return typed
+        }
+        let input = SensitiveBuffer(capacity: 4096)
+        guard try input.readAll(from: STDIN_FILENO, limit: maximumByteCount + 1) else { throw .secretTooLarge }
+        if input.last == UInt8(ascii: "\n") { input.removeLast() }
+        guard input.count <= maximumByteCount else { throw .secretTooLarge }
+        return input.secret()
+    }
+}

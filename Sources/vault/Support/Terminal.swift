@@ -1,0 +1,56 @@
+import CVaultCLI
+import Foundation
+import VaultKit
+
+/// No-echo prompts on the controlling terminal (`/dev/tty`), never on standard input
+/// or output, which may be pipes.
+enum Terminal {
+    /// Whether standard input is a terminal (then a secret is prompted for, not read).
+    static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Reads one line without echo, or returns `nil` at once when the process has no
+    /// controlling terminal (a pipe, CI, cron, a new session): never waits for one.
+    ///
+    /// Echo is restored before returning, on error, and when SIGINT, SIGTERM, SIGHUP or
+    /// SIGQUIT arrive while the prompt waits.
+    static func readSecret(prompt: String) throws(CLIError) -> SecretBytes? {
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        // Echo goes off before the prompt appears, so nothing typed after it is shown.
+        guard vault_cli_echo_off(fd) == 0 else { throw .cannotRead(what: "the terminal", errno: errno) }
+        defer {
+            vault_cli_echo_restore()
+            Output.write("\n", to: fd)
+        }
+        Output.write(prompt, to: fd)
+        let line = SensitiveBuffer()
+        var byte: UInt8 = 0
+        while true {
+            let n = read(fd, &byte, 1)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .cannotRead(what: "the terminal", errno: errno)
+            }
+            if n == 0 {
+                // End of input (Ctrl-D) before any newline: the user gave up.
+                guard line.count > 0 else { throw .noSecret }
+                break
+            }
+            if byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
+            guard line.count <= 64 * 1024 else { throw .secretTooLarge }
+        }
+        byte = 0
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        return line.secret()
+    }
+
+    /// Asks twice, for a new passphrase or secret, and insists both answers match.
+    static func readNewSecret(prompt: String, confirmation: String, what: String) throws(CLIError) -> SecretBytes? {
+        guard let first = try readSecret(prompt: prompt) else { return nil }
+        guard let second = try readSecret(prompt: confirmation) else { return nil }
+        guard first == second else { throw .mismatch(what: what) }
+        return first
+    }
+}
