@@ -70,7 +70,7 @@ struct UnlockedVault {
         }
         let (item, secretRange) = try plaintext.withBytes { (bytes) throws(VaultError) in try ItemRecord.decode(bytes) }
         // Binding (DESIGN.md): a valid record moved to another row is still rejected.
-        guard keys.lookupID(service: item.service, account: item.account) == lookupID else {
+        guard keys.isLookupID(lookupID, service: item.service, account: item.account) else {
             throw .tampered(reason: "item record does not belong to its row")
         }
         return (item, plaintext, secretRange)
@@ -119,7 +119,7 @@ struct UnlockedVault {
         try database.readTransaction { () throws(VaultError) in
             try database.forEachRow(serviceTag: tag) { (row) throws(VaultError) in
                 let (item, _, _) = try openRecord(row)
-                guard keys.serviceTag(service: item.service) == row.serviceTag else {
+                guard keys.isServiceTag(row.serviceTag, service: item.service) else {
                     throw .tampered(reason: "item record does not belong to its service")
                 }
                 items.append(item)
