@@ -25,6 +25,18 @@ let package = Package(
         suite("Sealing", extra: ["CSodiumRaw"]),
         suite("Items"),
         suite("Opening"),
+        // Not a suite: runs one sealing operation N times for callgrind (callgrind-seal.sh).
+        .executableTarget(
+            name: "SealingProbe",
+            dependencies: [.product(name: "VaultKit", package: "VaultKit"), "CSodiumRaw"],
+            path: "Probes/SealingProbe"
+        ),
+        // Not a suite: builds a passphrase vault of N items, times in-process opens.
+        .executableTarget(
+            name: "VaultFixtureTool",
+            dependencies: [.product(name: "VaultKit", package: "VaultKit"), "BenchmarkFixtures"],
+            path: "Probes/VaultFixtureTool"
+        ),
         // The raw libsodium baseline: the same system library the core links, under
         // another module name so the suite never reaches into VaultKit's internals.
         .systemLibrary(name: "CSodiumRaw", path: "CSodiumRaw", pkgConfig: "libsodium"),
