@@ -18,8 +18,8 @@ precondition(sodium_init() >= 0)
 let sealer = try BenchmarkRecordSealer()
 let item = VaultItem(service: "api.example.com", account: "alice", created: Date(), modified: Date())
 let secret = SecretBytes([UInt8](repeating: 0xA5, count: size))
-let lookupID = sealer.lookupID(service: item.service, account: item.account)
-let record = sealer.seal(item, secret: secret, lookupID: lookupID)
+let index = sealer.index(service: item.service, account: item.account)
+let record = sealer.seal(item, secret: secret, index: index)
 
 let key = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(crypto_secretbox_KEYBYTES))
 let nonce = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(crypto_secretbox_NONCEBYTES))
@@ -33,9 +33,9 @@ _ = crypto_secretbox_easy(sealed, plaintext, UInt64(size), nonce, key)
 var sink = 0
 switch arguments[1] {
 case "seal-vaultkit":
-    for _ in 0..<count { sink &+= sealer.seal(item, secret: secret, lookupID: lookupID).sealedByteCount }
+    for _ in 0..<count { sink &+= sealer.seal(item, secret: secret, index: index).sealedByteCount }
 case "open-vaultkit":
-    for _ in 0..<count { sink &+= try sealer.open(record) }
+    for _ in 0..<count { sink &+= try sealer.open(record, index: index) }
 case "seal-raw":
     for _ in 0..<count {
         randombytes_buf(nonce, Int(crypto_secretbox_NONCEBYTES))

@@ -19,27 +19,38 @@ public struct BenchmarkRecordSealer: Sendable {
         keys = KeyHierarchy(masterKey: KeyHierarchy.randomMasterKey())
     }
 
-    /// The row key of (`service`, `account`), which a write computes before sealing.
-    public func lookupID(service: String, account: String) -> BenchmarkLookupID {
-        BenchmarkLookupID(bytes: keys.lookupID(service: service, account: account))
+    /// The index hashes a write computes before sealing: the row key of
+    /// (`service`, `account`) and the service tag, one keyed BLAKE2b each.
+    public func index(service: String, account: String) -> BenchmarkIndex {
+        BenchmarkIndex(
+            service: service, account: account,
+            lookupID: keys.lookupID(service: service, account: account),
+            serviceTag: keys.serviceTag(service: service)
+        )
     }
 
-    /// One seal, exactly as a write does it (``UnlockedVault/seal(_:secret:lookupID:keys:)``):
-    /// record encoding, a fresh nonce, `crypto_secretbox_easy`, the service tag.
-    public func seal(_ item: VaultItem, secret: SecretBytes, lookupID: BenchmarkLookupID) -> BenchmarkSealedRecord {
-        BenchmarkSealedRecord(row: UnlockedVault.seal(item, secret: secret, lookupID: lookupID.bytes, keys: keys))
+    /// One record seal, exactly as a write does it after computing the index
+    /// (``UnlockedVault/seal(_:secret:lookupID:serviceTag:keys:)``): record encoding, a
+    /// fresh nonce, `crypto_secretbox_easy` in place in the output array.
+    public func seal(_ item: VaultItem, secret: SecretBytes, index: BenchmarkIndex) -> BenchmarkSealedRecord {
+        BenchmarkSealedRecord(row: UnlockedVault.seal(item, secret: secret, lookupID: index.lookupID, serviceTag: index.serviceTag, keys: keys))
     }
 
-    /// One open: `crypto_secretbox_open_easy`, record decoding and the binding check
-    /// (``UnlockedVault/openRecord(keys:lookupID:nonce:sealed:)``).
+    /// One record open, exactly as a `get` does it
+    /// (``UnlockedVault/openRecord(keys:lookupID:expected:nonce:sealed:)``):
+    /// `crypto_secretbox_open_easy`, record decoding, the binding check against the names
+    /// the row was looked up by.
     ///
     /// - Returns: the secret's length, so the caller can consume the result.
-    public func open(_ record: BenchmarkSealedRecord) throws -> Int {
+    public func open(_ record: BenchmarkSealedRecord, index: BenchmarkIndex) throws -> Int {
         let row = record.row
         let result = row.nonce.withUnsafeBytes { nonce in
             row.sealed.withUnsafeBytes { sealed in
                 Result { () throws(VaultError) in
-                    try UnlockedVault.openRecord(keys: keys, lookupID: row.lookupID, nonce: nonce, sealed: sealed).2.count
+                    try UnlockedVault.openRecord(
+                        keys: keys, lookupID: row.lookupID, expected: (index.service, index.account),
+                        nonce: nonce, sealed: sealed
+                    ).2.count
                 }
             }
         }
@@ -47,10 +58,13 @@ public struct BenchmarkRecordSealer: Sendable {
     }
 }
 
-/// The keyed-hash row key of an item, opaque to the benchmarks.
+/// The names of an item and their keyed hashes (row key, service tag), opaque to the benchmarks.
 @_spi(Benchmarking)
-public struct BenchmarkLookupID: Sendable {
-    let bytes: [UInt8]
+public struct BenchmarkIndex: Sendable {
+    let service: String
+    let account: String
+    let lookupID: [UInt8]
+    let serviceTag: [UInt8]
 }
 
 /// A sealed row (lookup id, service tag, nonce, sealed record), opaque to the benchmarks.

@@ -55,22 +55,37 @@ struct UnlockedVault {
 
     // MARK: Reading
 
+    /// The names a row was looked up by: its lookup id is their keyed hash.
+    typealias Names = (service: String, account: String)
+
     /// Opens the record stored in `row`'s place and checks it belongs there.
     ///
+    /// - Parameter expected: the names the row was found by, when the caller looked it up
+    ///   by name; `nil` for rows read by scanning.
     /// - Returns: the attributes and the decrypted record, for callers that need the secret.
-    func openRecord(lookupID: [UInt8], nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
-        try Self.openRecord(keys: keys, lookupID: lookupID, nonce: nonce, sealed: sealed)
+    func openRecord(lookupID: [UInt8], expected: Names?, nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
+        try Self.openRecord(keys: keys, lookupID: lookupID, expected: expected, nonce: nonce, sealed: sealed)
     }
 
-    /// ``openRecord(lookupID:nonce:sealed:)`` with explicit keys, so the Benchmarks package
+    /// ``openRecord(lookupID:expected:nonce:sealed:)`` with explicit keys, so the Benchmarks package
     /// can time exactly this code without a database (see `BenchmarkSupport.swift`).
-    static func openRecord(keys: KeyHierarchy, lookupID: [UInt8], nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
+    static func openRecord(keys: KeyHierarchy, lookupID: [UInt8], expected: Names?, nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
         guard let plaintext = SecretBox.open(sealed: sealed, nonce: nonce, key: keys.sealingKey) else {
             throw .tampered(reason: "item failed authentication")
         }
         let (item, secretRange) = try plaintext.withBytes { (bytes) throws(VaultError) in try ItemRecord.decode(bytes) }
         // Binding (DESIGN.md): a valid record moved to another row is still rejected.
-        guard keys.isLookupID(lookupID, service: item.service, account: item.account) else {
+        // A row found by name has lookupID = H(expected names), so the record belongs
+        // there exactly when it holds those names, byte for byte (not Swift's Unicode
+        // equivalence, under which different bytes, and so different rows, compare
+        // equal). That saves re-hashing on every read; a scanned row has no expected
+        // names, so its lookup id is recomputed from the record's.
+        let belongs = if let expected {
+            item.service.utf8.elementsEqual(expected.service.utf8) && item.account.utf8.elementsEqual(expected.account.utf8)
+        } else {
+            keys.isLookupID(lookupID, service: item.service, account: item.account)
+        }
+        guard belongs else {
             throw .tampered(reason: "item record does not belong to its row")
         }
         return (item, plaintext, secretRange)
@@ -80,7 +95,7 @@ struct UnlockedVault {
     func openRecord(_ row: VaultDatabase.Row) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
         let result = row.nonce.withUnsafeBytes { nonce in
             row.sealed.withUnsafeBytes { sealed in
-                Result { () throws(VaultError) in try openRecord(lookupID: row.lookupID, nonce: nonce, sealed: sealed) }
+                Result { () throws(VaultError) in try openRecord(lookupID: row.lookupID, expected: nil, nonce: nonce, sealed: sealed) }
             }
         }
         return try result.get()
@@ -96,7 +111,7 @@ struct UnlockedVault {
             let lookupID = keys.lookupID(service: service, account: account)
             do throws(VaultError) {
                 let result = try database.withSealedItem(lookupID: lookupID) { (nonce, sealed) throws(VaultError) in
-                    let (item, plaintext, range) = try openRecord(lookupID: lookupID, nonce: nonce, sealed: sealed)
+                    let (item, plaintext, range) = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed)
                     return try body(item, plaintext, range)
                 }
                 if let result { return result }
@@ -142,7 +157,7 @@ struct UnlockedVault {
         }
         let lookupID = keys.lookupID(service: service, account: account)
         let existing = try database.withSealedItem(lookupID: lookupID) { (nonce, sealed) throws(VaultError) in
-            try openRecord(lookupID: lookupID, nonce: nonce, sealed: sealed).0
+            try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed).0
         }
         switch (mode, existing) {
         case (.add, .some): throw .duplicateItem
@@ -155,16 +170,18 @@ struct UnlockedVault {
             label: label ?? existing?.label, generic: generic ?? existing?.generic,
             created: existing?.created ?? now, modified: now
         )
-        try database.upsert(seal(item, secret: secret, lookupID: lookupID))
+        try database.upsert(seal(item, secret: secret, lookupID: lookupID, serviceTag: keys.serviceTag(service: service)))
     }
 
-    /// Seals `item` and `secret` into a row under the current keys.
-    func seal(_ item: VaultItem, secret: SecretBytes, lookupID: [UInt8]) -> VaultDatabase.Row {
-        Self.seal(item, secret: secret, lookupID: lookupID, keys: keys)
+    /// Seals `item` and `secret` into a row under the current keys; the caller computes
+    /// the row's index hashes (`lookupID`, `serviceTag`) from the item's names.
+    func seal(_ item: VaultItem, secret: SecretBytes, lookupID: [UInt8], serviceTag: [UInt8]) -> VaultDatabase.Row {
+        Self.seal(item, secret: secret, lookupID: lookupID, serviceTag: serviceTag, keys: keys)
     }
 
-    /// ``seal(_:secret:lookupID:)`` with explicit keys, for the same reason as ``openRecord(keys:lookupID:nonce:sealed:)``.
-    static func seal(_ item: VaultItem, secret: SecretBytes, lookupID: [UInt8], keys: KeyHierarchy) -> VaultDatabase.Row {
+    /// ``seal(_:secret:lookupID:serviceTag:)`` with explicit keys, for the same reason as
+    /// ``openRecord(keys:lookupID:expected:nonce:sealed:)``.
+    static func seal(_ item: VaultItem, secret: SecretBytes, lookupID: [UInt8], serviceTag: [UInt8], keys: KeyHierarchy) -> VaultDatabase.Row {
         var nonce = [UInt8](repeating: 0, count: SecretBox.nonceByteCount)
         let count = ItemRecord.encodedCount(attributes: item, secretCount: secret.count)
         let sealed = nonce.withUnsafeMutableBytes { nonce in
@@ -174,7 +191,7 @@ struct UnlockedVault {
                 }
             }
         }
-        return .init(lookupID: lookupID, serviceTag: keys.serviceTag(service: item.service), nonce: nonce, sealed: sealed)
+        return .init(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce, sealed: sealed)
     }
 
     func delete(service: String, account: String) throws(VaultError) -> Bool {

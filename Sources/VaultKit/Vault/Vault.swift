@@ -218,7 +218,7 @@ public final class Vault: Sendable {
                     var next = current
                     next.keys = newKeys
                     let lookupID = newKeys.lookupID(service: item.service, account: item.account)
-                    resealed.append(next.seal(item, secret: secret, lookupID: lookupID))
+                    resealed.append(next.seal(item, secret: secret, lookupID: lookupID, serviceTag: newKeys.serviceTag(service: item.service)))
                 }
                 _ = try vault.database.deleteAll(serviceTag: nil)
                 for row in resealed { try vault.database.upsert(row) }
