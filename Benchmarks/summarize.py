@@ -16,14 +16,22 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
 print("| benchmark | wall p25 | wall p50 | mallocs p50 |\n|---|---|---|---|")
 ratios = []
 for name, rows in benchmarks:
-    if "ratio x1000" in rows:
+    if any(k.startswith("ratio x1000") for k in rows):
         ratios.append((name, rows))
         continue
     wall = next(((k, v) for k, v in rows.items() if k.startswith("Time (wall clock)")), None)
     unit = wall[0].replace("Time (wall clock) ", "") if wall else ""
-    extra = f" ({rows['items/s'][2]}k items/s)" if "items/s" in rows else ""
-    print(f"| {name}{extra} | {wall[1][1] if wall else ''} {unit} | {wall[1][2] if wall else ''} {unit} | {rows.get('Malloc (total)', ['', '', ''])[2]} |")
+    def row(prefix):
+        return next(((k, v) for k, v in rows.items() if k.startswith(prefix)), None)
+    items, mallocs = row("items/s"), row("Malloc (total)")
+    extra = f" ({items[1][2]} {items[0].replace('items/s', '').strip()} items/s)" if items else ""
+    malloc_text = f"{mallocs[1][2]} {mallocs[0].replace('Malloc (total)', '').strip()}".strip() if mallocs else ""
+    print(f"| {name}{extra} | {wall[1][1] if wall else ''} {unit} | {wall[1][2] if wall else ''} {unit} | {malloc_text} |")
 if ratios:
     print("\n| interleaved, p50 | VaultKit ns/op | raw ns/op | ratio |\n|---|---|---|---|")
+    def value(rows, prefix):  # p50, with the unit suffix package-benchmark adds for large values
+        key = next(k for k in rows if k.startswith(prefix))
+        scale = {"(K)": 1_000, "(M)": 1_000_000}.get(key[len(prefix):].strip(), 1)
+        return float(rows[key][2]) * scale
     for name, rows in ratios:
-        print(f"| {name} | {rows['VaultKit ns/op'][2]} | {rows['raw ns/op'][2]} | {int(rows['ratio x1000'][2]) / 1000:.2f}x |")
+        print(f"| {name} | {value(rows, 'VaultKit ns/op'):.0f} | {value(rows, 'raw ns/op'):.0f} | {value(rows, 'ratio x1000') / 1000:.2f}x |")

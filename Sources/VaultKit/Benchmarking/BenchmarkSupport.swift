@@ -44,7 +44,7 @@ public struct BenchmarkRecordSealer: Sendable {
     /// - Returns: the secret's length, so the caller can consume the result.
     public func open(_ record: BenchmarkSealedRecord, index: BenchmarkIndex) throws -> Int {
         let row = record.row
-        let result = row.nonce.withUnsafeBytes { nonce in
+        let result = row.nonce.withUnsafeBytes { (nonce) -> Result<Int, VaultError> in
             row.sealed.withUnsafeBytes { sealed in
                 Result { () throws(VaultError) in
                     try UnlockedVault.openRecord(
@@ -70,7 +70,7 @@ public struct BenchmarkIndex: Sendable {
 /// A sealed row (lookup id, service tag, nonce, sealed record), opaque to the benchmarks.
 @_spi(Benchmarking)
 public struct BenchmarkSealedRecord: Sendable {
-    let row: VaultDatabase.Row
+    let row: UnlockedVault.SealedItem
 
     /// Bytes of the sealed record (tag + ciphertext), without the nonce.
     public var sealedByteCount: Int { row.sealed.count }

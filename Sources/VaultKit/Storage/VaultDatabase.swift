@@ -246,13 +246,13 @@ final class VaultDatabase {
     }
 
     /// Inserts the row, or replaces the one with the same lookup id.
-    func upsert(_ row: Row) throws(VaultError) {
+    func upsert(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(VaultError) {
         try query("INSERT OR REPLACE INTO vault_items (lookup_id, service_tag, nonce, sealed) VALUES (?, ?, ?, ?)") { statement throws(VaultError) in
             try bind { () throws(SQLiteError) in
-                try statement.bind(1, blob: row.lookupID)
-                try statement.bind(2, blob: row.serviceTag)
-                try statement.bind(3, blob: row.nonce)
-                try statement.bind(4, blob: row.sealed)
+                try statement.bind(1, blob: lookupID)
+                try statement.bind(2, blob: serviceTag)
+                try statement.bind(3, blob: nonce)
+                try statement.bind(4, blob: sealed)
             }
             _ = try step(statement)
         }

@@ -170,19 +170,19 @@ struct UnlockedVault {
             label: label ?? existing?.label, generic: generic ?? existing?.generic,
             created: existing?.created ?? now, modified: now
         )
-        try database.upsert(seal(item, secret: secret, lookupID: lookupID, serviceTag: keys.serviceTag(service: service)))
+        try store(seal(item, secret: secret, lookupID: lookupID, serviceTag: keys.serviceTag(service: service)))
     }
 
     /// Seals `item` and `secret` into a row under the current keys; the caller computes
     /// the row's index hashes (`lookupID`, `serviceTag`) from the item's names.
-    func seal(_ item: VaultItem, secret: SecretBytes, lookupID: [UInt8], serviceTag: [UInt8]) -> VaultDatabase.Row {
+    func seal(_ item: VaultItem, secret: SecretBytes, lookupID: [UInt8], serviceTag: [UInt8]) -> SealedItem {
         Self.seal(item, secret: secret, lookupID: lookupID, serviceTag: serviceTag, keys: keys)
     }
 
     /// ``seal(_:secret:lookupID:serviceTag:)`` with explicit keys, for the same reason as
     /// ``openRecord(keys:lookupID:expected:nonce:sealed:)``.
-    static func seal(_ item: VaultItem, secret: SecretBytes, lookupID: [UInt8], serviceTag: [UInt8], keys: KeyHierarchy) -> VaultDatabase.Row {
-        var nonce = [UInt8](repeating: 0, count: SecretBox.nonceByteCount)
+    static func seal(_ item: VaultItem, secret: SecretBytes, lookupID: [UInt8], serviceTag: [UInt8], keys: KeyHierarchy) -> SealedItem {
+        var nonce = SecretBox.Nonce()
         let count = ItemRecord.encodedCount(attributes: item, secretCount: secret.count)
         let sealed = nonce.withUnsafeMutableBytes { nonce in
             secret.withUnsafeBytes { secret in
@@ -191,7 +191,23 @@ struct UnlockedVault {
                 }
             }
         }
-        return .init(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce, sealed: sealed)
+        return SealedItem(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce, sealed: sealed)
+    }
+
+    /// A row to write: what ``seal(_:secret:lookupID:serviceTag:)`` returns. The nonce
+    /// is inline, so the sealed array is the only allocation of a seal.
+    struct SealedItem: Sendable {
+        var lookupID: [UInt8]
+        var serviceTag: [UInt8]
+        var nonce: SecretBox.Nonce
+        var sealed: [UInt8]
+    }
+
+    /// Inserts or replaces the row of a sealed item.
+    func store(_ item: SealedItem) throws(VaultError) {
+        try item.nonce.withUnsafeBytes { (nonce) throws(VaultError) in
+            try database.upsert(lookupID: item.lookupID, serviceTag: item.serviceTag, nonce: nonce, sealed: item.sealed)
+        }
     }
 
     func delete(service: String, account: String) throws(VaultError) -> Bool {

@@ -210,7 +210,7 @@ public final class Vault: Sendable {
             let (newKeys, header) = try vault.database.writeTransaction { () throws(VaultError) -> (KeyHierarchy, VaultHeader) in
                 try vault.refreshKeysIfRekeyed()
                 let newKeys = KeyHierarchy(masterKey: KeyHierarchy.randomMasterKey())
-                var resealed: [VaultDatabase.Row] = []
+                var resealed: [UnlockedVault.SealedItem] = []
                 let current = vault
                 try vault.database.forEachRow(serviceTag: nil) { (row) throws(VaultError) in
                     let (item, plaintext, range) = try current.openRecord(row)
@@ -221,7 +221,7 @@ public final class Vault: Sendable {
                     resealed.append(next.seal(item, secret: secret, lookupID: lookupID, serviceTag: newKeys.serviceTag(service: item.service)))
                 }
                 _ = try vault.database.deleteAll(serviceTag: nil)
-                for row in resealed { try vault.database.upsert(row) }
+                for item in resealed { try vault.store(item) }
                 let (nonce, wrapped) = UnlockedVault.wrap(masterKey: newKeys.masterKey, with: vault.keyEncryptionKey)
                 var header = vault.header
                 header.masterKeyNonce = nonce
