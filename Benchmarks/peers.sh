@@ -48,16 +48,22 @@ keyid="$(gpg --list-keys --with-colons | awk -F: '/^fpr/ { print $10; exit }')"
 pass init "$keyid" >/dev/null
 
 # keyrings.cryptfile: Argon2id per entry; its default is 15 passes, 64 MiB, 2 lanes.
-# Measured as shipped and with VaultKit's interactive cost (2 passes, 64 MiB, 1 lane).
+# Measured as shipped and with VaultKit's interactive cost (2 passes, 64 MiB, 1 lane), each
+# in its own file. Every call runs Argon2id twice: once to check the keyring password
+# against a reference entry, once for the entry itself.
 export KEYRING_FILE="$work/cryptfile.cfg"
 cat > "$work/kr.py" <<'PY'
 import os, sys
 from keyrings.cryptfile.cryptfile import CryptFileKeyring
 kr = CryptFileKeyring()
-kr.file_path = os.environ["KEYRING_FILE"]
-kr.keyring_key = os.environ["PASS"]
+# Setting keyring_key unlocks the file at once (one Argon2id run to check a reference
+# entry), so the cost parameters and the file must be set before it.
 if os.environ.get("KR_EQUAL") == "1":
     kr.time_cost, kr.memory_cost, kr.parallelism = 2, 2**16, 1
+    kr.file_path = os.environ["KEYRING_FILE"] + ".equal"
+else:
+    kr.file_path = os.environ["KEYRING_FILE"]
+kr.keyring_key = os.environ["PASS"]
 if sys.argv[1] == "set":
     kr.set_password(sys.argv[2], sys.argv[3], sys.stdin.readline().rstrip("\n"))
 else:
