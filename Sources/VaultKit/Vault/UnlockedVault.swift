@@ -81,7 +81,7 @@ struct UnlockedVault {
         // equal). That saves re-hashing on every read; a scanned row has no expected
         // names, so its lookup id is recomputed from the record's.
         let belongs = if let expected {
-            item.service.utf8.elementsEqual(expected.service.utf8) && item.account.utf8.elementsEqual(expected.account.utf8)
+            ItemRecord.sameUTF8(item.service, expected.service) && ItemRecord.sameUTF8(item.account, expected.account)
         } else {
             keys.isLookupID(lookupID, service: item.service, account: item.account)
         }
