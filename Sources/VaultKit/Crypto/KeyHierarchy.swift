@@ -47,34 +47,56 @@ struct KeyHierarchy: Sendable {
 
     /// The row key of an item: keyed BLAKE2b-256 of `0x01 || len(service) || service || len(account) || account`.
     func lookupID(service: String, account: String) -> [UInt8] {
-        keyedHash(domain: 0x01, service, account)
+        [UInt8](unsafeUninitializedCapacity: 32) { output, initialized in
+            keyedHash(domain: 0x01, service, account, into: output.baseAddress!)
+            initialized = 32
+        }
     }
 
     /// The tag shared by all items of one service (`0x02 || len(service) || service`),
     /// so they can be found without decrypting every row.
     func serviceTag(service: String) -> [UInt8] {
-        keyedHash(domain: 0x02, service)
+        [UInt8](unsafeUninitializedCapacity: 32) { output, initialized in
+            keyedHash(domain: 0x02, service, nil, into: output.baseAddress!)
+            initialized = 32
+        }
+    }
+
+    /// Whether `lookupID` is the row key of (`service`, `account`), computed on the
+    /// stack: opening a record checks this binding on every read.
+    func isLookupID(_ lookupID: [UInt8], service: String, account: String) -> Bool {
+        matches(lookupID, domain: 0x01, service, account)
+    }
+
+    /// Whether `tag` is the service tag of `service`, computed on the stack.
+    func isServiceTag(_ tag: [UInt8], service: String) -> Bool {
+        matches(tag, domain: 0x02, service, nil)
+    }
+
+    private func matches(_ expected: [UInt8], domain: UInt8, _ first: String, _ second: String?) -> Bool {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
+            keyedHash(domain: domain, first, second, into: digest.baseAddress!)
+            return expected.withUnsafeBytes { Sodium.constantTimeEqual($0, UnsafeRawBufferPointer(digest)) }
+        }
     }
 
     /// One-shot `crypto_generichash` (BLAKE2b, 32-byte output) keyed with the index key
     /// over a domain byte and 4-byte little-endian length-prefixed UTF-8 strings, so
-    /// ("ab", "c") and ("a", "bc") never hash alike. The message is assembled on the stack.
-    private func keyedHash(domain: UInt8, _ fields: String...) -> [UInt8] {
-        let messageCount = 1 + fields.reduce(0) { $0 + 4 + $1.utf8.count }
-        return withUnsafeTemporaryAllocation(byteCount: messageCount, alignment: 8) { message in
+    /// ("ab", "c") and ("a", "bc") never hash alike. The message is assembled on the
+    /// stack and wiped; the digest goes to `output`, so a comparison needs no heap.
+    private func keyedHash(domain: UInt8, _ first: String, _ second: String?, into output: UnsafeMutablePointer<UInt8>) {
+        let messageCount = 1 + 4 + first.utf8.count + (second.map { 4 + $0.utf8.count } ?? 0)
+        withUnsafeTemporaryAllocation(byteCount: messageCount, alignment: 8) { message in
             var writer = ByteWriter(message)
             writer.write(domain)
-            for field in fields { writer.writeLengthPrefixed(field) }
-            let digest = [UInt8](unsafeUninitializedCapacity: 32) { output, initialized in
-                _ = crypto_generichash(
-                    output.baseAddress!, 32,
-                    message.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(messageCount),
-                    indexKey.pointer.assumingMemoryBound(to: UInt8.self), indexKey.count
-                )
-                initialized = 32
-            }
+            writer.writeLengthPrefixed(first)
+            if let second { writer.writeLengthPrefixed(second) }
+            _ = crypto_generichash(
+                output, 32,
+                message.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(messageCount),
+                indexKey.pointer.assumingMemoryBound(to: UInt8.self), indexKey.count
+            )
             Sodium.zero(message)
-            return digest
         }
     }
 }

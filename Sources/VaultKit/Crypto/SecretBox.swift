@@ -36,6 +36,24 @@ enum SecretBox {
         }
     }
 
+    /// A nonce held inline (24 bytes on the stack or in its owner), so that sealing an
+    /// item allocates nothing but the sealed output.
+    struct Nonce: Sendable {
+        private var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+
+        init() {}
+
+        func withUnsafeBytes<Result, Failure: Error>(_ body: (UnsafeRawBufferPointer) throws(Failure) -> Result) throws(Failure) -> Result {
+            var copy = words
+            let result = Swift.withUnsafeBytes(of: &copy) { bytes in Swift.Result { () throws(Failure) in try body(bytes) } }
+            return try result.get()
+        }
+
+        mutating func withUnsafeMutableBytes<Result>(_ body: (UnsafeMutableRawBufferPointer) -> Result) -> Result {
+            Swift.withUnsafeMutableBytes(of: &words, body)
+        }
+    }
+
     /// Opens `sealed` into zeroed-on-release memory, or returns `nil` when the tag does
     /// not verify (wrong key, wrong nonce, or any modified byte).
     static func open(sealed: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, key: SecureBuffer, lockInMemory: Bool = false) -> SecureBuffer? {

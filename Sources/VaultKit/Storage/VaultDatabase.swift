@@ -56,6 +56,13 @@ final class VaultDatabase {
         try run("PRAGMA trusted_schema = OFF")
         try run("PRAGMA secure_delete = ON")
         try run("PRAGMA cell_size_check = ON")
+        // Up to 64 MiB of page cache (SQLite's default is 2 MiB), filled only as pages are
+        // read: lookup ids are random, so with the default a 100,000-item vault (~31 MiB)
+        // re-read and spilled pages on nearly every insert of a bulk import (3-4 preads
+        // and pwrites per item), and with 32 MiB a one-batch import of 100,000 items still
+        // spilled (96k -> 108k items/s at 64 MiB; see Benchmarks/README.md). A single
+        // `get` touches a handful of pages, so a short-lived process never grows to this.
+        try run("PRAGMA cache_size = -65536")
         // A returned write has reached the disk: WAL with a sync on every commit.
         try run("PRAGMA synchronous = FULL")
         let mode = try textPragma("journal_mode = WAL")
@@ -240,13 +247,13 @@ final class VaultDatabase {
     }
 
     /// Inserts the row, or replaces the one with the same lookup id.
-    func upsert(_ row: Row) throws(VaultError) {
+    func upsert(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(VaultError) {
         try query("INSERT OR REPLACE INTO vault_items (lookup_id, service_tag, nonce, sealed) VALUES (?, ?, ?, ?)") { statement throws(VaultError) in
             try bind { () throws(SQLiteError) in
-                try statement.bind(1, blob: row.lookupID)
-                try statement.bind(2, blob: row.serviceTag)
-                try statement.bind(3, blob: row.nonce)
-                try statement.bind(4, blob: row.sealed)
+                try statement.bind(1, blob: lookupID)
+                try statement.bind(2, blob: serviceTag)
+                try statement.bind(3, blob: nonce)
+                try statement.bind(4, blob: sealed)
             }
             _ = try step(statement)
         }

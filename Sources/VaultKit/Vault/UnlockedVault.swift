@@ -55,16 +55,37 @@ struct UnlockedVault {
 
     // MARK: Reading
 
+    /// The names a row was looked up by: its lookup id is their keyed hash.
+    typealias Names = (service: String, account: String)
+
     /// Opens the record stored in `row`'s place and checks it belongs there.
     ///
+    /// - Parameter expected: the names the row was found by, when the caller looked it up
+    ///   by name; `nil` for rows read by scanning.
     /// - Returns: the attributes and the decrypted record, for callers that need the secret.
-    func openRecord(lookupID: [UInt8], nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
+    func openRecord(lookupID: [UInt8], expected: Names?, nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
+        try Self.openRecord(keys: keys, lookupID: lookupID, expected: expected, nonce: nonce, sealed: sealed)
+    }
+
+    /// ``openRecord(lookupID:expected:nonce:sealed:)`` with explicit keys, so the Benchmarks package
+    /// can time exactly this code without a database (see `BenchmarkSupport.swift`).
+    static func openRecord(keys: KeyHierarchy, lookupID: [UInt8], expected: Names?, nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
         guard let plaintext = SecretBox.open(sealed: sealed, nonce: nonce, key: keys.sealingKey) else {
             throw .tampered(reason: "item failed authentication")
         }
         let (item, secretRange) = try plaintext.withBytes { (bytes) throws(VaultError) in try ItemRecord.decode(bytes) }
         // Binding (DESIGN.md): a valid record moved to another row is still rejected.
-        guard keys.lookupID(service: item.service, account: item.account) == lookupID else {
+        // A row found by name has lookupID = H(expected names), so the record belongs
+        // there exactly when it holds those names, byte for byte (not Swift's Unicode
+        // equivalence, under which different bytes, and so different rows, compare
+        // equal). That saves re-hashing on every read; a scanned row has no expected
+        // names, so its lookup id is recomputed from the record's.
+        let belongs = if let expected {
+            ItemRecord.sameUTF8(item.service, expected.service) && ItemRecord.sameUTF8(item.account, expected.account)
+        } else {
+            keys.isLookupID(lookupID, service: item.service, account: item.account)
+        }
+        guard belongs else {
             throw .tampered(reason: "item record does not belong to its row")
         }
         return (item, plaintext, secretRange)
@@ -74,7 +95,7 @@ struct UnlockedVault {
     func openRecord(_ row: VaultDatabase.Row) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
         let result = row.nonce.withUnsafeBytes { nonce in
             row.sealed.withUnsafeBytes { sealed in
-                Result { () throws(VaultError) in try openRecord(lookupID: row.lookupID, nonce: nonce, sealed: sealed) }
+                Result { () throws(VaultError) in try openRecord(lookupID: row.lookupID, expected: nil, nonce: nonce, sealed: sealed) }
             }
         }
         return try result.get()
@@ -90,7 +111,7 @@ struct UnlockedVault {
             let lookupID = keys.lookupID(service: service, account: account)
             do throws(VaultError) {
                 let result = try database.withSealedItem(lookupID: lookupID) { (nonce, sealed) throws(VaultError) in
-                    let (item, plaintext, range) = try openRecord(lookupID: lookupID, nonce: nonce, sealed: sealed)
+                    let (item, plaintext, range) = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed)
                     return try body(item, plaintext, range)
                 }
                 if let result { return result }
@@ -113,7 +134,7 @@ struct UnlockedVault {
         try database.readTransaction { () throws(VaultError) in
             try database.forEachRow(serviceTag: tag) { (row) throws(VaultError) in
                 let (item, _, _) = try openRecord(row)
-                guard keys.serviceTag(service: item.service) == row.serviceTag else {
+                guard keys.isServiceTag(row.serviceTag, service: item.service) else {
                     throw .tampered(reason: "item record does not belong to its service")
                 }
                 items.append(item)
@@ -136,7 +157,7 @@ struct UnlockedVault {
         }
         let lookupID = keys.lookupID(service: service, account: account)
         let existing = try database.withSealedItem(lookupID: lookupID) { (nonce, sealed) throws(VaultError) in
-            try openRecord(lookupID: lookupID, nonce: nonce, sealed: sealed).0
+            try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed).0
         }
         switch (mode, existing) {
         case (.add, .some): throw .duplicateItem
@@ -149,12 +170,19 @@ struct UnlockedVault {
             label: label ?? existing?.label, generic: generic ?? existing?.generic,
             created: existing?.created ?? now, modified: now
         )
-        try database.upsert(seal(item, secret: secret, lookupID: lookupID))
+        try store(seal(item, secret: secret, lookupID: lookupID, serviceTag: keys.serviceTag(service: service)))
     }
 
-    /// Seals `item` and `secret` into a row under the current keys.
-    func seal(_ item: VaultItem, secret: SecretBytes, lookupID: [UInt8]) -> VaultDatabase.Row {
-        var nonce = [UInt8](repeating: 0, count: SecretBox.nonceByteCount)
+    /// Seals `item` and `secret` into a row under the current keys; the caller computes
+    /// the row's index hashes (`lookupID`, `serviceTag`) from the item's names.
+    func seal(_ item: VaultItem, secret: SecretBytes, lookupID: [UInt8], serviceTag: [UInt8]) -> SealedItem {
+        Self.seal(item, secret: secret, lookupID: lookupID, serviceTag: serviceTag, keys: keys)
+    }
+
+    /// ``seal(_:secret:lookupID:serviceTag:)`` with explicit keys, for the same reason as
+    /// ``openRecord(keys:lookupID:expected:nonce:sealed:)``.
+    static func seal(_ item: VaultItem, secret: SecretBytes, lookupID: [UInt8], serviceTag: [UInt8], keys: KeyHierarchy) -> SealedItem {
+        var nonce = SecretBox.Nonce()
         let count = ItemRecord.encodedCount(attributes: item, secretCount: secret.count)
         let sealed = nonce.withUnsafeMutableBytes { nonce in
             secret.withUnsafeBytes { secret in
@@ -163,7 +191,23 @@ struct UnlockedVault {
                 }
             }
         }
-        return .init(lookupID: lookupID, serviceTag: keys.serviceTag(service: item.service), nonce: nonce, sealed: sealed)
+        return SealedItem(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce, sealed: sealed)
+    }
+
+    /// A row to write: what ``seal(_:secret:lookupID:serviceTag:)`` returns. The nonce
+    /// is inline, so the sealed array is the only allocation of a seal.
+    struct SealedItem: Sendable {
+        var lookupID: [UInt8]
+        var serviceTag: [UInt8]
+        var nonce: SecretBox.Nonce
+        var sealed: [UInt8]
+    }
+
+    /// Inserts or replaces the row of a sealed item.
+    func store(_ item: SealedItem) throws(VaultError) {
+        try item.nonce.withUnsafeBytes { (nonce) throws(VaultError) in
+            try database.upsert(lookupID: item.lookupID, serviceTag: item.serviceTag, nonce: nonce, sealed: item.sealed)
+        }
     }
 
     func delete(service: String, account: String) throws(VaultError) -> Bool {

@@ -221,7 +221,7 @@ public final class Vault: Sendable {
             let (newKeys, header) = try vault.database.writeTransaction { () throws(VaultError) -> (KeyHierarchy, VaultHeader) in
                 try vault.refreshKeysIfRekeyed()
                 let newKeys = KeyHierarchy(masterKey: KeyHierarchy.randomMasterKey())
-                var resealed: [VaultDatabase.Row] = []
+                var resealed: [UnlockedVault.SealedItem] = []
                 let current = vault
                 try vault.database.forEachRow(serviceTag: nil) { (row) throws(VaultError) in
                     let (item, plaintext, range) = try current.openRecord(row)
@@ -229,10 +229,10 @@ public final class Vault: Sendable {
                     var next = current
                     next.keys = newKeys
                     let lookupID = newKeys.lookupID(service: item.service, account: item.account)
-                    resealed.append(next.seal(item, secret: secret, lookupID: lookupID))
+                    resealed.append(next.seal(item, secret: secret, lookupID: lookupID, serviceTag: newKeys.serviceTag(service: item.service)))
                 }
                 _ = try vault.database.deleteAll(serviceTag: nil)
-                for row in resealed { try vault.database.upsert(row) }
+                for item in resealed { try vault.store(item) }
                 let (nonce, wrapped) = UnlockedVault.wrap(masterKey: newKeys.masterKey, with: vault.keyEncryptionKey)
                 var header = vault.header
                 header.masterKeyNonce = nonce
