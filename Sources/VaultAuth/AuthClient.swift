@@ -39,7 +39,9 @@ public actor AuthClient {
         public var refreshWindow: Duration = .seconds(60)
         /// The single-device session contract, if the server has one.
         public var session: SingleDeviceSession?
-        /// The wall clock that decides expiry (replace it in tests).
+        /// The wall clock that decides expiry (replace it in tests). Tokens are stamped with
+        /// `Date()` when they arrive, so a replacement must move with real time (an offset
+        /// from `Date()`), not stand still.
         public var now: @Sendable () -> Date = { Date() }
         /// Where the client logs what it does; never a token.
         public var logger = Logger(label: "VaultAuth")

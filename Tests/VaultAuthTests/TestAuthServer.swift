@@ -8,10 +8,12 @@ import Synchronization
 /// A wall clock tests can move forward; shared by the server and in-process clients so
 /// expiry is decided without waiting.
 final class TestClock: Sendable {
-    private let current: Mutex<Date>
-    init(_ start: Date = Date()) { current = Mutex(start) }
-    func now() -> Date { current.withLock { $0 } }
-    func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
+    /// Real time plus what the test advanced: tokens are stamped with `Date()` when they
+    /// arrive, so a frozen clock would drift from them by however long a loaded machine
+    /// took to get there, and a token could look fresher than the test intends.
+    private let offset = Mutex<TimeInterval>(0)
+    func now() -> Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+    func advance(by seconds: TimeInterval) { offset.withLock { $0 += seconds } }
 }
 
 /// Counts what the server saw; read by the tests.
