@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine: installs what is missing, builds with
 # zero warnings allowed in this package's own code, runs every test, then runs the
-# benchmark suites in quick mode (only to prove they build and run).
+# benchmark suites in quick mode (only to prove they build and run) and each fuzzer
+# for a bounded time, and ends with the test count.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --test
@@ -15,7 +16,10 @@ if grep -E "^$PWD/(Sources|Tests|Examples)/.*: warning:" "$log" >/dev/null; then
     exit 1
 fi
 
-swift test --skip-build
+# Every suite uses Swift Testing; XCTest would only report "Executed 0 tests".
+swift test --skip-build --disable-xctest 2>&1 | tee "$log"
+summary=$(grep -E "Test run with [0-9]+ tests? .*(passed|failed)" "$log" | tail -1)
+[[ -n "$summary" ]] || { echo "test.sh: no test summary from swift test" >&2; exit 1; }
 
 if [[ -x Benchmarks/run-quick.sh ]]; then
     Benchmarks/run-quick.sh
@@ -23,3 +27,7 @@ fi
 
 # libFuzzer targets (record decoder, whole vault files), bounded; VAULTKIT_FUZZ_SECONDS for longer runs.
 Fuzz/run.sh "${VAULTKIT_FUZZ_SECONDS:-30}"
+
+# The swift test count again, last, in the plain form CI tools read.
+total=$(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$summary")
+echo "tests: $total passed, 0 failed"
