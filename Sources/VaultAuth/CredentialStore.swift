@@ -23,10 +23,8 @@ public struct CredentialStore: Sendable {
     public func save(password: String) throws(TokenStoreError) {
         do {
             try vault.set(password, service: service, account: account, label: "VaultAuth credentials")
-        } catch let error as VaultError {
-            throw .vault(error)
         } catch {
-            throw .vault(.invalidArgument("unexpected error"))
+            throw .vault(error)
         }
     }
 
@@ -36,10 +34,8 @@ public struct CredentialStore: Sendable {
             return try vault.string(service: service, account: account)
         } catch VaultError.itemNotFound {
             return nil
-        } catch let error as VaultError {
-            throw .vault(error)
         } catch {
-            throw .vault(.invalidArgument("unexpected error"))
+            throw .vault(error)
         }
     }
 
@@ -48,10 +44,8 @@ public struct CredentialStore: Sendable {
     public func clear() throws(TokenStoreError) -> Bool {
         do {
             return try vault.delete(service: service, account: account)
-        } catch let error as VaultError {
-            throw .vault(error)
         } catch {
-            throw .vault(.invalidArgument("unexpected error"))
+            throw .vault(error)
         }
     }
 }

@@ -46,12 +46,10 @@ public struct TokenStore: Sendable {
         let secret: SecretBytes
         do {
             secret = try vault.secret(service: service, account: account)
-        } catch VaultError.itemNotFound {
+        } catch .itemNotFound {
             return nil
-        } catch let error as VaultError {
-            throw .vault(error)
         } catch {
-            throw .undecodable
+            throw .vault(error)
         }
         do {
             let stored = try secret.withUnsafeBytes { bytes in
@@ -77,10 +75,8 @@ public struct TokenStore: Sendable {
         }
         do {
             try vault.set(encoded, service: service, account: account, label: "VaultAuth tokens")
-        } catch let error as VaultError {
-            throw .vault(error)
         } catch {
-            throw .vault(.invalidArgument("unexpected error"))
+            throw .vault(error)
         }
     }
 
@@ -91,10 +87,8 @@ public struct TokenStore: Sendable {
     public func clear() throws(TokenStoreError) -> Bool {
         do {
             return try vault.delete(service: service, account: account)
-        } catch let error as VaultError {
-            throw .vault(error)
         } catch {
-            throw .vault(.invalidArgument("unexpected error"))
+            throw .vault(error)
         }
     }
 }

@@ -150,7 +150,7 @@ import VaultKit
                 let opened = try Vault.open(at: truncated, key: key)
                 _ = try opened.items()
                 Issue.record("a vault truncated to \(length) of \(bytes.count) bytes read back as complete")
-            } catch let error as VaultError {
+            } catch {
                 switch error {
                 case .notAVault, .corrupted, .tampered: break
                 default: Issue.record("unexpected \(error) at length \(length)")

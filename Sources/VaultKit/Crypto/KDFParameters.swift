@@ -30,7 +30,7 @@ public struct KDFParameters: Sendable, Hashable, Codable {
     ///
     /// - Throws: ``VaultError/invalidArgument(_:)`` when a limit is outside
     ///   `minimum...maximum`.
-    public init(opsLimit: UInt64, memoryLimit: Int) throws {
+    public init(opsLimit: UInt64, memoryLimit: Int) throws(VaultError) {
         guard (Self.minimumOpsLimit...Self.maximumOpsLimit).contains(opsLimit) else {
             throw VaultError.invalidArgument("KDF opsLimit must be in \(Self.minimumOpsLimit)...\(Self.maximumOpsLimit)")
         }

@@ -20,7 +20,7 @@ public struct VaultKey: Sendable, Equatable {
     /// Wraps exactly ``byteCount`` bytes.
     ///
     /// - Throws: ``VaultError/invalidArgument(_:)`` for any other length.
-    public init(_ bytes: SecretBytes) throws {
+    public init(_ bytes: SecretBytes) throws(VaultError) {
         guard bytes.count == Self.byteCount else {
             throw VaultError.invalidArgument("a vault key must be exactly \(Self.byteCount) bytes, not \(bytes.count)")
         }
@@ -28,7 +28,7 @@ public struct VaultKey: Sendable, Equatable {
     }
 
     /// Copies exactly ``byteCount`` bytes out of `data`.
-    public init(_ data: Data) throws {
+    public init(_ data: Data) throws(VaultError) {
         try self.init(SecretBytes(data))
     }
 

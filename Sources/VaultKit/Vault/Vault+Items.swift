@@ -17,45 +17,45 @@ extension Vault {
     ///   - label: a name for people; `nil` keeps the stored label (none for a new item).
     ///   - generic: application data; `nil` keeps the stored data (none for a new item).
     /// - Throws: ``VaultError/invalidArgument(_:)`` for an empty service; storage errors.
-    public func set(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+    public func set(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try write(.set, secret, service: service, account: account, label: label, generic: generic)
     }
 
     /// Stores a UTF-8 string secret; see ``set(_:service:account:label:generic:)-(SecretBytes,_,_,_,_)``.
-    public func set(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+    public func set(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try set(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
     }
 
     /// Stores binary secret bytes; see ``set(_:service:account:label:generic:)-(SecretBytes,_,_,_,_)``.
-    public func set(_ secret: Data, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+    public func set(_ secret: Data, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try set(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
     }
 
     /// Adds a new item.
     ///
     /// - Throws: ``VaultError/duplicateItem`` if (`service`, `account`) already exists.
-    public func add(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+    public func add(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try write(.add, secret, service: service, account: account, label: label, generic: generic)
     }
 
     /// Adds a new item with a UTF-8 string secret.
-    public func add(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+    public func add(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try add(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
     }
 
     /// Replaces the secret of an existing item; `nil` attributes keep their stored values.
     ///
     /// - Throws: ``VaultError/itemNotFound`` if there is no such item.
-    public func update(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+    public func update(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try write(.update, secret, service: service, account: account, label: label, generic: generic)
     }
 
     /// Replaces the secret of an existing item with a UTF-8 string.
-    public func update(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+    public func update(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try update(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
     }
 
-    private func write(_ mode: UnlockedVault.WriteMode, _ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws {
+    private func write(_ mode: UnlockedVault.WriteMode, _ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
             try vault.database.writeTransaction { () throws(VaultError) in
                 try vault.refreshKeysIfRekeyed()
@@ -68,7 +68,7 @@ extension Vault {
     ///
     /// - Returns: whether it existed.
     @discardableResult
-    public func delete(service: String, account: String) throws -> Bool {
+    public func delete(service: String, account: String) throws(VaultError) -> Bool {
         try withUnlocked { (vault) throws(VaultError) in
             try vault.database.writeTransaction { () throws(VaultError) in
                 try vault.refreshKeysIfRekeyed()
@@ -81,7 +81,7 @@ extension Vault {
     ///
     /// - Returns: how many items were deleted.
     @discardableResult
-    public func deleteAll(service: String) throws -> Int {
+    public func deleteAll(service: String) throws(VaultError) -> Int {
         try withUnlocked { (vault) throws(VaultError) in
             try vault.database.writeTransaction { () throws(VaultError) in
                 try vault.refreshKeysIfRekeyed()
@@ -133,7 +133,7 @@ extension Vault {
     ///
     /// - Throws: ``VaultError/itemNotFound``; ``VaultError/tampered(reason:)`` if the
     ///   stored item was modified or moved.
-    public func secret(service: String, account: String) throws -> SecretBytes {
+    public func secret(service: String, account: String) throws(VaultError) -> SecretBytes {
         try withUnlocked { (vault) throws(VaultError) in
             try vault.read(service: service, account: account) { (_, plaintext, range) throws(VaultError) in
                 SecretBytes(storage: plaintext.copy(range))
@@ -144,7 +144,7 @@ extension Vault {
     /// The secret of an item as a `String`.
     ///
     /// - Throws: ``VaultError/secretNotUTF8`` if the bytes are not UTF-8, and the errors of ``secret(service:account:)``.
-    public func string(service: String, account: String) throws -> String {
+    public func string(service: String, account: String) throws(VaultError) -> String {
         guard let string = try secret(service: service, account: account).string() else {
             throw VaultError.secretNotUTF8
         }
@@ -152,7 +152,7 @@ extension Vault {
     }
 
     /// The secret of an item as `Data` (an ordinary copy, not zeroed by VaultKit).
-    public func data(service: String, account: String) throws -> Data {
+    public func data(service: String, account: String) throws(VaultError) -> Data {
         try secret(service: service, account: account).data()
     }
 
@@ -164,7 +164,7 @@ extension Vault {
     /// The attributes of one item, without its secret.
     ///
     /// - Throws: ``VaultError/itemNotFound``.
-    public func item(service: String, account: String) throws -> VaultItem {
+    public func item(service: String, account: String) throws(VaultError) -> VaultItem {
         try withUnlocked { (vault) throws(VaultError) in
             try vault.read(service: service, account: account) { (item, _, _) throws(VaultError) in item }
         }
@@ -174,7 +174,7 @@ extension Vault {
     /// always belong together even while other processes write.
     ///
     /// - Throws: ``VaultError/itemNotFound``; ``VaultError/tampered(reason:)``.
-    public func itemWithSecret(service: String, account: String) throws -> (item: VaultItem, secret: SecretBytes) {
+    public func itemWithSecret(service: String, account: String) throws(VaultError) -> (item: VaultItem, secret: SecretBytes) {
         try withUnlocked { (vault) throws(VaultError) in
             try vault.read(service: service, account: account) { (item, plaintext, range) throws(VaultError) in
                 (item, SecretBytes(storage: plaintext.copy(range)))
@@ -183,7 +183,7 @@ extension Vault {
     }
 
     /// Whether an item exists for (`service`, `account`).
-    public func contains(service: String, account: String) throws -> Bool {
+    public func contains(service: String, account: String) throws(VaultError) -> Bool {
         do {
             _ = try item(service: service, account: account)
             return true
@@ -194,7 +194,7 @@ extension Vault {
 
     /// The attributes (never the secrets) of all items, or of one service's items,
     /// sorted by service and then account.
-    public func items(service: String? = nil) throws -> [VaultItem] {
+    public func items(service: String? = nil) throws(VaultError) -> [VaultItem] {
         try withUnlocked { (vault) throws(VaultError) in try vault.list(service: service) }
     }
 }

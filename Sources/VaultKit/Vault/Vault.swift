@@ -48,12 +48,12 @@ public final class Vault: Sendable {
     ///   - kdf: Argon2id cost, recorded in the file.
     ///   - busyTimeout: how long to wait for another process's write lock.
     /// - Throws: ``VaultError/vaultAlreadyExists(path:)``, ``VaultError/io(path:errno:)``, ``VaultError/keyDerivationFailed``.
-    public static func create(at path: String, passphrase: String, kdf: KDFParameters = .moderate, busyTimeout: Duration = defaultBusyTimeout) throws -> Vault {
+    public static func create(at path: String, passphrase: String, kdf: KDFParameters = .moderate, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
         try create(at: path, passphrase: SecretBytes(passphrase), kdf: kdf, busyTimeout: busyTimeout)
     }
 
     /// Creates a vault protected by a passphrase held in protected memory.
-    public static func create(at path: String, passphrase: SecretBytes, kdf: KDFParameters = .moderate, busyTimeout: Duration = defaultBusyTimeout) throws -> Vault {
+    public static func create(at path: String, passphrase: SecretBytes, kdf: KDFParameters = .moderate, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
         let salt = Sodium.randomBytes(count: PassphraseKDF.saltByteCount)
         try FileSystem.createParentDirectories(of: path)
@@ -65,7 +65,7 @@ public final class Vault: Sendable {
     /// Creates a vault unlocked by a raw 32-byte key, with no key derivation.
     ///
     /// - Throws: ``VaultError/vaultAlreadyExists(path:)``, ``VaultError/io(path:errno:)``.
-    public static func create(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) throws -> Vault {
+    public static func create(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
         try FileSystem.createParentDirectories(of: path)
         let keyEncryptionKey = key.withUnsafeBytes { SecureBuffer(copying: $0, lockInMemory: true) }
@@ -109,12 +109,12 @@ public final class Vault: Sendable {
     ///   ``VaultError/wrongPassphrase``, ``VaultError/unsupportedFormatVersion(_:)``,
     ///   ``VaultError/corrupted(reason:)``, ``VaultError/insecurePermissions(path:mode:)``,
     ///   ``VaultError/io(path:errno:)``.
-    public static func open(at path: String, passphrase: String, busyTimeout: Duration = defaultBusyTimeout) throws -> Vault {
+    public static func open(at path: String, passphrase: String, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
         try open(at: path, passphrase: SecretBytes(passphrase), busyTimeout: busyTimeout)
     }
 
     /// Opens an existing vault with its passphrase held in protected memory.
-    public static func open(at path: String, passphrase: SecretBytes, busyTimeout: Duration = defaultBusyTimeout) throws -> Vault {
+    public static func open(at path: String, passphrase: SecretBytes, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
         try open(at: path, busyTimeout: busyTimeout) { (header) throws(VaultError) in
             guard case .passphrase(let salt, let parameters) = header.keySource else {
                 throw .invalidArgument("this vault is unlocked with a key, not a passphrase")
@@ -124,7 +124,7 @@ public final class Vault: Sendable {
     }
 
     /// Opens an existing vault with its raw key.
-    public static func open(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) throws -> Vault {
+    public static func open(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
         try open(at: path, busyTimeout: busyTimeout) { (header) throws(VaultError) in
             guard header.keySource == .rawKey else {
                 throw .invalidArgument("this vault is unlocked with a passphrase, not a key")
@@ -155,7 +155,7 @@ public final class Vault: Sendable {
     /// The Argon2id cost recorded for the current passphrase, or `nil` when a raw key
     /// unlocks the vault. Pass it to ``changePassphrase(to:kdf:)`` to keep the cost.
     public var kdfParameters: KDFParameters? {
-        get throws {
+        get throws(VaultError) {
             try withUnlocked { (vault) throws(VaultError) in
                 if case .passphrase(_, let parameters) = vault.header.keySource { return parameters }
                 return nil
@@ -175,12 +175,12 @@ public final class Vault: Sendable {
     ///
     /// Only the master key is re-wrapped: this costs one key derivation whatever the
     /// vault's size, and no item is rewritten.
-    public func changePassphrase(to passphrase: String, kdf: KDFParameters = .moderate) throws {
+    public func changePassphrase(to passphrase: String, kdf: KDFParameters = .moderate) throws(VaultError) {
         try changePassphrase(to: SecretBytes(passphrase), kdf: kdf)
     }
 
     /// Changes the passphrase, given in protected memory.
-    public func changePassphrase(to passphrase: SecretBytes, kdf: KDFParameters = .moderate) throws {
+    public func changePassphrase(to passphrase: SecretBytes, kdf: KDFParameters = .moderate) throws(VaultError) {
         try Sodium.ensureInitialized()
         let salt = Sodium.randomBytes(count: PassphraseKDF.saltByteCount)
         let keyEncryptionKey = try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: kdf)
@@ -188,12 +188,12 @@ public final class Vault: Sendable {
     }
 
     /// Makes a raw key, instead of a passphrase, unlock the vault. O(1), like ``changePassphrase(to:kdf:)``.
-    public func changeKey(to key: VaultKey) throws {
+    public func changeKey(to key: VaultKey) throws(VaultError) {
         let keyEncryptionKey = key.withUnsafeBytes { SecureBuffer(copying: $0, lockInMemory: true) }
         try rewrap(keySource: .rawKey, keyEncryptionKey: keyEncryptionKey)
     }
 
-    private func rewrap(keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer) throws {
+    private func rewrap(keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
             let header = try vault.database.writeTransaction { () throws(VaultError) -> VaultHeader in
                 try vault.refreshKeysIfRekeyed()
@@ -216,7 +216,7 @@ public final class Vault: Sendable {
     /// Use it when a master key may have leaked (for example from a memory dump). The
     /// passphrase or key stays the same. Other processes that have the vault open
     /// follow the change on their next call.
-    public func rekey() throws {
+    public func rekey() throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
             let (newKeys, header) = try vault.database.writeTransaction { () throws(VaultError) -> (KeyHierarchy, VaultHeader) in
                 try vault.refreshKeysIfRekeyed()

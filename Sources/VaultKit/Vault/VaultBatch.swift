@@ -12,39 +12,39 @@ public struct VaultBatch {
     }
 
     /// Adds or updates an item; see ``Vault/set(_:service:account:label:generic:)-(SecretBytes,_,_,_,_)``.
-    public func set(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+    public func set(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try vault.write(.set, secret: secret, service: service, account: account, label: label, generic: generic)
     }
 
     /// Adds or updates an item with a UTF-8 string secret.
-    public func set(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+    public func set(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try set(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
     }
 
     /// Adds an item; throws ``VaultError/duplicateItem`` if it exists.
-    public func add(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+    public func add(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try vault.write(.add, secret: secret, service: service, account: account, label: label, generic: generic)
     }
 
     /// Adds an item with a UTF-8 string secret.
-    public func add(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+    public func add(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try add(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
     }
 
     /// Updates an item; throws ``VaultError/itemNotFound`` if it does not exist.
-    public func update(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
+    public func update(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try vault.write(.update, secret: secret, service: service, account: account, label: label, generic: generic)
     }
 
     /// Deletes an item; returns whether it existed.
     @discardableResult
-    public func delete(service: String, account: String) throws -> Bool {
+    public func delete(service: String, account: String) throws(VaultError) -> Bool {
         try vault.delete(service: service, account: account)
     }
 
     /// Deletes every item of a service; returns how many.
     @discardableResult
-    public func deleteAll(service: String) throws -> Int {
+    public func deleteAll(service: String) throws(VaultError) -> Int {
         try vault.deleteAll(service: service)
     }
 }
