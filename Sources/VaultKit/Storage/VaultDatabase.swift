@@ -259,6 +259,20 @@ final class VaultDatabase {
         }
     }
 
+    /// Inserts the row unless one with its lookup id exists; returns whether it inserted.
+    func insertIfAbsent(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(VaultError) -> Bool {
+        try query("INSERT INTO vault_items (lookup_id, service_tag, nonce, sealed) VALUES (?, ?, ?, ?) ON CONFLICT (lookup_id) DO NOTHING") { statement throws(VaultError) in
+            try bind { () throws(SQLiteError) in
+                try statement.bind(1, blob: lookupID)
+                try statement.bind(2, blob: serviceTag)
+                try statement.bind(3, blob: nonce)
+                try statement.bind(4, blob: sealed)
+            }
+            _ = try step(statement)
+            return connection.changes > 0
+        }
+    }
+
     /// Deletes one row; returns whether it existed.
     func delete(lookupID: [UInt8]) throws(VaultError) -> Bool {
         try query("DELETE FROM vault_items WHERE lookup_id = ?") { statement throws(VaultError) in

@@ -156,6 +156,15 @@ struct UnlockedVault {
             throw .invalidArgument("secret and generic data must each be at most 64 MiB")
         }
         let lookupID = keys.lookupID(service: service, account: account)
+        let serviceTag = keys.serviceTag(service: service)
+        // A new item (the common case of add, set and bulk imports) is one insert; only an
+        // existing item is read first, to keep its creation date and unchanged attributes.
+        if mode != .update {
+            let now = Date()
+            let new = VaultItem(service: service, account: account, label: label, generic: generic, created: now, modified: now)
+            if try insertIfAbsent(seal(new, secret: secret, lookupID: lookupID, serviceTag: serviceTag)) { return }
+            if mode == .add { throw .duplicateItem }
+        }
         let existing = try database.withSealedItem(lookupID: lookupID) { (nonce, sealed) throws(VaultError) in
             try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed).0
         }
@@ -170,7 +179,7 @@ struct UnlockedVault {
             label: label ?? existing?.label, generic: generic ?? existing?.generic,
             created: existing?.created ?? now, modified: now
         )
-        try store(seal(item, secret: secret, lookupID: lookupID, serviceTag: keys.serviceTag(service: service)))
+        try store(seal(item, secret: secret, lookupID: lookupID, serviceTag: serviceTag))
     }
 
     /// Seals `item` and `secret` into a row under the current keys; the caller computes
@@ -201,6 +210,13 @@ struct UnlockedVault {
         var serviceTag: [UInt8]
         var nonce: SecretBox.Nonce
         var sealed: [UInt8]
+    }
+
+    /// Inserts the row of a sealed item unless its lookup id exists; returns whether it did.
+    func insertIfAbsent(_ item: SealedItem) throws(VaultError) -> Bool {
+        try item.nonce.withUnsafeBytes { (nonce) throws(VaultError) in
+            try database.insertIfAbsent(lookupID: item.lookupID, serviceTag: item.serviceTag, nonce: nonce, sealed: item.sealed)
+        }
     }
 
     /// Inserts or replaces the row of a sealed item.
