@@ -248,20 +248,19 @@ final class VaultDatabase {
 
     /// Inserts the row, or replaces the one with the same lookup id.
     func upsert(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(VaultError) {
-        try query("INSERT OR REPLACE INTO vault_items (lookup_id, service_tag, nonce, sealed) VALUES (?, ?, ?, ?)") { statement throws(VaultError) in
-            try bind { () throws(SQLiteError) in
-                try statement.bind(1, blob: lookupID)
-                try statement.bind(2, blob: serviceTag)
-                try statement.bind(3, blob: nonce)
-                try statement.bind(4, blob: sealed)
-            }
-            _ = try step(statement)
-        }
+        _ = try writeRow("INSERT OR REPLACE INTO vault_items (lookup_id, service_tag, nonce, sealed) VALUES (?, ?, ?, ?)",
+                         lookupID: lookupID, serviceTag: serviceTag, nonce: nonce, sealed: sealed)
     }
 
     /// Inserts the row unless one with its lookup id exists; returns whether it inserted.
     func insertIfAbsent(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(VaultError) -> Bool {
-        try query("INSERT INTO vault_items (lookup_id, service_tag, nonce, sealed) VALUES (?, ?, ?, ?) ON CONFLICT (lookup_id) DO NOTHING") { statement throws(VaultError) in
+        try writeRow("INSERT INTO vault_items (lookup_id, service_tag, nonce, sealed) VALUES (?, ?, ?, ?) ON CONFLICT (lookup_id) DO NOTHING",
+                     lookupID: lookupID, serviceTag: serviceTag, nonce: nonce, sealed: sealed) > 0
+    }
+
+    /// Runs an insert of one item row; returns how many rows it changed.
+    private func writeRow(_ sql: String, lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(VaultError) -> Int {
+        try query(sql) { statement throws(VaultError) in
             try bind { () throws(SQLiteError) in
                 try statement.bind(1, blob: lookupID)
                 try statement.bind(2, blob: serviceTag)
@@ -269,7 +268,7 @@ final class VaultDatabase {
                 try statement.bind(4, blob: sealed)
             }
             _ = try step(statement)
-            return connection.changes > 0
+            return connection.changes
         }
     }
 
