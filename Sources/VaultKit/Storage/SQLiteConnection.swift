@@ -130,10 +130,6 @@ final class SQLiteStatement {
         }
     }
 
-    func isNull(_ column: Int32) -> Bool {
-        sqlite3_column_type(handle, column) == SQLITE_NULL
-    }
-
     /// The column's bytes, valid until the next step or reset.
     func blob(_ column: Int32) -> UnsafeRawBufferPointer {
         let base = sqlite3_column_blob(handle, column)

@@ -225,11 +225,12 @@ public final class Vault: Sendable {
                 let current = vault
                 try vault.database.forEachRow(serviceTag: nil) { (row) throws(VaultError) in
                     let (item, plaintext, range) = try current.openRecord(row)
-                    let secret = SecretBytes(storage: plaintext.copy(range))
-                    var next = current
-                    next.keys = newKeys
-                    let lookupID = newKeys.lookupID(service: item.service, account: item.account)
-                    resealed.append(next.seal(item, secret: secret, lookupID: lookupID, serviceTag: newKeys.serviceTag(service: item.service)))
+                    resealed.append(UnlockedVault.seal(
+                        item, secret: SecretBytes(storage: plaintext.copy(range)),
+                        lookupID: newKeys.lookupID(service: item.service, account: item.account),
+                        serviceTag: newKeys.serviceTag(service: item.service),
+                        keys: newKeys
+                    ))
                 }
                 _ = try vault.database.deleteAll(serviceTag: nil)
                 for item in resealed { try vault.store(item) }
