@@ -10,7 +10,8 @@ Usage:
     reference_reader.py VAULT --key-file KEYFILE         # raw-key vault (32 bytes)
 
 Prints one JSON object per item (secret and generic data as hex), sorted by
-service then account, and exits 1 with a message on any authentication failure.
+service then account, and exits 1 with a message on any authentication failure,
+including a manifest (format 2) that does not match the rows.
 """
 import argparse
 import json
@@ -84,6 +85,39 @@ def parse_record(record):
     return service, account, label, generic, created, modified, secret
 
 
+def xor(a, b):
+    return bytes(x ^ y for x, y in zip(a, b))
+
+
+ZERO = bytes(32)
+
+
+def verify_manifest(db, manifest_key):
+    """FORMAT.md "Manifest": bucket digests from the rows, root from the buckets, tag."""
+    computed = {}
+    for lookup_id, service_tag, item_nonce in db.execute("SELECT lookup_id, service_tag, nonce FROM vault_items"):
+        if len(lookup_id) != 32 or len(service_tag) != 32 or len(item_nonce) != 24:
+            fail("invalid item row")
+        bucket = (lookup_id[0] << 2) | (lookup_id[1] >> 6)
+        term = keyed_hash(manifest_key, b"\x03" + lookup_id + service_tag + item_nonce)
+        computed[bucket] = xor(computed.get(bucket, ZERO), term)
+    stored = {}
+    root = ZERO
+    for bucket, digest in db.execute("SELECT bucket, digest FROM vault_manifest"):
+        if not 0 <= bucket < 1024 or len(digest) != 32 or digest == ZERO:
+            fail("invalid manifest bucket")
+        stored[bucket] = digest
+        root = xor(root, keyed_hash(manifest_key, b"\x04" + struct.pack("<H", bucket) + digest))
+    stored_root, stored_tag = db.execute("SELECT manifest_root, manifest_tag FROM vault_header").fetchone()
+    if stored_root is None or stored_tag is None or keyed_hash(manifest_key, b"\x05" + stored_root) != stored_tag:
+        fail("manifest root failed authentication")
+    if root != stored_root:
+        fail("manifest buckets do not match the manifest root")
+    for bucket in set(computed) | set(stored):
+        if computed.get(bucket, ZERO) != stored.get(bucket, ZERO):
+            fail("an item was deleted, added or replaced with an older version")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("vault")
@@ -97,7 +131,7 @@ def main():
         "SELECT format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, "
         "master_key_nonce, wrapped_master_key, master_key_check FROM vault_header WHERE singleton = 1"
     ).fetchone()
-    if version > 1:
+    if version not in (1, 2):
         fail(f"unsupported format version {version}")
 
     if algorithm == "argon2id13":
@@ -117,7 +151,7 @@ def main():
         fail("wrong passphrase or key")
     if subkey(master, 3) != check:
         fail("master key check mismatch")
-    sealing_key, index_key = subkey(master, 1), subkey(master, 2)
+    sealing_key, index_key, manifest_key = subkey(master, 1), subkey(master, 2), subkey(master, 4)
 
     items = []
     for lookup_id, service_tag, item_nonce, sealed in db.execute(
@@ -138,6 +172,8 @@ def main():
             "generic": generic.hex() if generic is not None else None,
             "created": created, "modified": modified, "secret": secret.hex(),
         })
+    if version >= 2:
+        verify_manifest(db, manifest_key)
     items.sort(key=lambda item: (item["service"], item["account"]))
     for item in items:
         print(json.dumps(item, ensure_ascii=False, sort_keys=True))

@@ -21,7 +21,9 @@ import VaultKit
                 sealed = (SELECT sealed FROM copy WHERE copy.lookup_id != vault_items.lookup_id);
             """)
         let reopened = try Vault.open(at: path, key: key)
-        #expect(throws: VaultError.tampered(reason: "item record does not belong to its row")) {
+        // The manifest, which names each row's nonce, rejects the swap before the record's
+        // own binding check would (that check is shown by FormatTests' independent reader).
+        #expect(throws: VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")) {
             try reopened.secret(service: "s", account: "alice")
         }
         #expect(throws: VaultError.self) { try reopened.items() }
@@ -35,10 +37,21 @@ import VaultKit
         try attacker.set("forged", service: "s", account: "alice")
         attacker.close()
         let forged = RawDatabase(attackerPath).rows("SELECT nonce, sealed FROM vault_items")[0]
+        let victimNonce = RawDatabase(victimPath).rows("SELECT nonce FROM vault_items")[0][0]
+
+        // The whole row: its nonce is not the one the manifest names.
         RawDatabase(victimPath).execute("UPDATE vault_items SET nonce = x'\(forged[0])', sealed = x'\(forged[1])'")
         let reopened = try Vault.open(at: victimPath, key: victimKey)
-        #expect(throws: VaultError.tampered(reason: "item failed authentication")) {
+        #expect(throws: VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")) {
             try reopened.secret(service: "s", account: "alice")
+        }
+        reopened.close()
+
+        // Only the sealed record, under the victim's nonce: it fails authentication.
+        RawDatabase(victimPath).execute("UPDATE vault_items SET nonce = x'\(victimNonce)'")
+        let again = try Vault.open(at: victimPath, key: victimKey)
+        #expect(throws: VaultError.tampered(reason: "item failed authentication")) {
+            try again.secret(service: "s", account: "alice")
         }
     }
 

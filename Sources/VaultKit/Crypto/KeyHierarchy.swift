@@ -3,8 +3,9 @@ internal import CSodium
 /// The keys an unlocked vault works with, all derived from its random master key.
 ///
 /// One key per purpose (DESIGN.md): items are sealed with one subkey and looked up
-/// with another, and a third is stored in the header as a check value so a process
-/// can tell that another one has re-keyed the vault. Subkeys come from
+/// with another, a third is stored in the header as a check value so a process
+/// can tell that another one has re-keyed the vault, and a fourth authenticates the
+/// vault-wide manifest (see `ManifestHash.swift`). Subkeys come from
 /// `crypto_kdf_derive_from_key` with the context `"VaultKit"`.
 struct KeyHierarchy: Sendable {
     static let context = "VaultKit"
@@ -12,17 +13,20 @@ struct KeyHierarchy: Sendable {
         case itemSealing = 1
         case lookupIndex = 2
         case keyCheck = 3
+        case manifest = 4
     }
 
     let masterKey: SecureBuffer
     let sealingKey: SecureBuffer
     let indexKey: SecureBuffer
     let keyCheck: [UInt8]
+    let manifestKey: SecureBuffer
 
     init(masterKey: SecureBuffer) {
         self.masterKey = masterKey
         sealingKey = Self.derive(.itemSealing, from: masterKey)
         indexKey = Self.derive(.lookupIndex, from: masterKey)
+        manifestKey = Self.derive(.manifest, from: masterKey)
         keyCheck = Self.derive(.keyCheck, from: masterKey).withBytes { Array($0) }
     }
 

@@ -137,6 +137,10 @@ final class SQLiteStatement {
         return UnsafeRawBufferPointer(start: base, count: count)
     }
 
+    func isNull(_ column: Int32) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_NULL
+    }
+
     func int64(_ column: Int32) -> Int64 {
         sqlite3_column_int64(handle, column)
     }

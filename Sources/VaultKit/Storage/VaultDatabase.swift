@@ -29,7 +29,9 @@ final class VaultDatabase {
             kdf_memlimit INTEGER,
             master_key_nonce BLOB NOT NULL,
             wrapped_master_key BLOB NOT NULL,
-            master_key_check BLOB NOT NULL
+            master_key_check BLOB NOT NULL,
+            manifest_root BLOB,
+            manifest_tag BLOB
         ) STRICT;
         CREATE TABLE vault_items (
             lookup_id BLOB PRIMARY KEY NOT NULL,
@@ -38,6 +40,16 @@ final class VaultDatabase {
             sealed BLOB NOT NULL
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX vault_items_by_service ON vault_items (service_tag);
+        """ + manifestSchema
+
+    /// Format 2's manifest buckets. The header's `manifest_root`/`manifest_tag` columns
+    /// may be NULL only in a format-1 file: format 1 created them without, and
+    /// `ALTER TABLE ... ADD COLUMN` cannot add a NOT NULL column to existing rows.
+    private static let manifestSchema = """
+        CREATE TABLE vault_manifest (
+            bucket INTEGER PRIMARY KEY NOT NULL,
+            digest BLOB NOT NULL
+        ) STRICT;
         """
 
     // MARK: Opening and creating
@@ -70,7 +82,8 @@ final class VaultDatabase {
     }
 
     /// Writes a complete new vault into the empty file at `path`, in one transaction.
-    static func initialize(fileAt path: String, header: VaultHeader) throws(VaultError) {
+    /// `manifestTag` is the tag of the empty manifest's root (all zero) under the new keys.
+    static func initialize(fileAt path: String, header: VaultHeader, manifestTag: ManifestDigest) throws(VaultError) {
         let database = try VaultDatabase(unconfigured: path)
         try database.run("PRAGMA journal_mode = WAL")
         try database.run("PRAGMA synchronous = FULL")
@@ -79,6 +92,7 @@ final class VaultDatabase {
             try database.run("PRAGMA user_version = \(VaultHeader.currentFormatVersion)")
             try database.run(schema)
             try database.insertHeader(header)
+            try database.writeManifestRoot(.zero, tag: manifestTag)
         }
     }
 
@@ -217,16 +231,16 @@ final class VaultDatabase {
         var sealed: [UInt8]
     }
 
-    /// Calls `body` with the nonce and sealed record of one item, without copying them,
-    /// or returns `nil` when there is no such row.
+    /// Calls `body` with the service tag, nonce and sealed record of one item, without
+    /// copying them, or returns `nil` when there is no such row.
     func withSealedItem<Result>(
         lookupID: [UInt8],
-        _ body: (_ nonce: UnsafeRawBufferPointer, _ sealed: UnsafeRawBufferPointer) throws(VaultError) -> Result
+        _ body: (_ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer, _ sealed: UnsafeRawBufferPointer) throws(VaultError) -> Result
     ) throws(VaultError) -> Result? {
-        try query("SELECT nonce, sealed FROM vault_items WHERE lookup_id = ?") { statement throws(VaultError) in
+        try query("SELECT service_tag, nonce, sealed FROM vault_items WHERE lookup_id = ?") { statement throws(VaultError) in
             try bind { () throws(SQLiteError) in try statement.bind(1, blob: lookupID) }
             guard try step(statement) else { return nil }
-            return try body(statement.blob(0), statement.blob(1))
+            return try body(statement.blob(0), statement.blob(1), statement.blob(2))
         }
     }
 
@@ -242,6 +256,30 @@ final class VaultDatabase {
                     lookupID: Array(statement.blob(0)), serviceTag: Array(statement.blob(1)),
                     nonce: Array(statement.blob(2)), sealed: Array(statement.blob(3))
                 ))
+            }
+        }
+    }
+
+    /// Calls `body` with the identifying columns (not the sealed record) of every row
+    /// whose lookup id is in `lower ..< upper` (`nil`: no bound), in lookup id order,
+    /// without copying them: what the manifest is computed from.
+    func forEachRowIdentity(
+        from lower: [UInt8]?, to upper: [UInt8]?,
+        _ body: (_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) throws(VaultError) -> Void
+    ) throws(VaultError) {
+        let sql = switch (lower, upper) {
+        case (nil, nil): "SELECT lookup_id, service_tag, nonce FROM vault_items ORDER BY lookup_id"
+        case (_, nil): "SELECT lookup_id, service_tag, nonce FROM vault_items WHERE lookup_id >= ?1 ORDER BY lookup_id"
+        case (nil, _): "SELECT lookup_id, service_tag, nonce FROM vault_items WHERE lookup_id < ?2 ORDER BY lookup_id"
+        default: "SELECT lookup_id, service_tag, nonce FROM vault_items WHERE lookup_id >= ?1 AND lookup_id < ?2 ORDER BY lookup_id"
+        }
+        try query(sql) { statement throws(VaultError) in
+            try bind { () throws(SQLiteError) in
+                if let lower { try statement.bind(1, blob: lower) }
+                if let upper { try statement.bind(2, blob: upper) }
+            }
+            while try step(statement) {
+                try body(statement.blob(0), statement.blob(1), statement.blob(2))
             }
         }
     }
@@ -272,23 +310,108 @@ final class VaultDatabase {
         }
     }
 
-    /// Deletes one row; returns whether it existed.
-    func delete(lookupID: [UInt8]) throws(VaultError) -> Bool {
-        try query("DELETE FROM vault_items WHERE lookup_id = ?") { statement throws(VaultError) in
+    /// Deletes one row; returns its service tag and nonce if it existed.
+    func delete(lookupID: [UInt8]) throws(VaultError) -> (serviceTag: [UInt8], nonce: [UInt8])? {
+        try query("DELETE FROM vault_items WHERE lookup_id = ? RETURNING service_tag, nonce") { statement throws(VaultError) in
             try bind { () throws(SQLiteError) in try statement.bind(1, blob: lookupID) }
-            _ = try step(statement)
-            return connection.changes > 0
+            guard try step(statement) else { return nil }
+            let deleted = (Array(statement.blob(0)), Array(statement.blob(1)))
+            while try step(statement) {}
+            return deleted
         }
     }
 
-    /// Deletes every row with this service tag, or every row; returns how many.
-    func deleteAll(serviceTag: [UInt8]?) throws(VaultError) -> Int {
-        let sql = serviceTag == nil ? "DELETE FROM vault_items" : "DELETE FROM vault_items WHERE service_tag = ?"
+    /// Deletes every row with this service tag, or every row, calling `body` with the
+    /// identifying columns of each deleted row; returns how many.
+    func deleteAll(
+        serviceTag: [UInt8]?,
+        _ body: (_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) throws(VaultError) -> Void
+    ) throws(VaultError) -> Int {
+        let sql = serviceTag == nil
+            ? "DELETE FROM vault_items RETURNING lookup_id, service_tag, nonce"
+            : "DELETE FROM vault_items WHERE service_tag = ? RETURNING lookup_id, service_tag, nonce"
         return try query(sql) { statement throws(VaultError) in
             if let serviceTag { try bind { () throws(SQLiteError) in try statement.bind(1, blob: serviceTag) } }
-            _ = try step(statement)
-            return connection.changes
+            var count = 0
+            while try step(statement) {
+                try body(statement.blob(0), statement.blob(1), statement.blob(2))
+                count += 1
+            }
+            return count
         }
+    }
+
+    // MARK: Manifest (format 2; see ManifestHash.swift and docs/FORMAT.md)
+
+    /// The stored manifest root and its tag; `nil` where a column is NULL (format 1).
+    func readManifestRoot() throws(VaultError) -> (root: [UInt8]?, tag: [UInt8]?) {
+        try query("SELECT manifest_root, manifest_tag FROM vault_header WHERE singleton = 1") { statement throws(VaultError) in
+            guard try step(statement) else { throw .corrupted(reason: "missing header") }
+            return (statement.isNull(0) ? nil : Array(statement.blob(0)), statement.isNull(1) ? nil : Array(statement.blob(1)))
+        }
+    }
+
+    func writeManifestRoot(_ root: ManifestDigest, tag: ManifestDigest) throws(VaultError) {
+        try query("UPDATE vault_header SET manifest_root = ?, manifest_tag = ? WHERE singleton = 1") { statement throws(VaultError) in
+            try bind { () throws(SQLiteError) in
+                try statement.bind(1, blob: root.bytes)
+                try statement.bind(2, blob: tag.bytes)
+            }
+            _ = try step(statement)
+        }
+    }
+
+    /// One bucket's stored digest as raw bytes, or `nil` when it has no row (empty bucket).
+    func manifestDigest(bucket: Int) throws(VaultError) -> [UInt8]? {
+        try query("SELECT digest FROM vault_manifest WHERE bucket = ?") { statement throws(VaultError) in
+            try bind { () throws(SQLiteError) in try statement.bind(1, int64: Int64(bucket)) }
+            guard try step(statement) else { return nil }
+            return Array(statement.blob(0))
+        }
+    }
+
+    /// Stores a bucket's digest; an all-zero digest (an empty bucket) is stored as no row.
+    func setManifestDigest(bucket: Int, _ digest: ManifestDigest) throws(VaultError) {
+        let sql = digest.isZero
+            ? "DELETE FROM vault_manifest WHERE bucket = ?"
+            : "INSERT OR REPLACE INTO vault_manifest (bucket, digest) VALUES (?, ?)"
+        try query(sql) { statement throws(VaultError) in
+            try bind { () throws(SQLiteError) in
+                try statement.bind(1, int64: Int64(bucket))
+                if !digest.isZero { try statement.bind(2, blob: digest.bytes) }
+            }
+            _ = try step(statement)
+        }
+    }
+
+    /// Calls `body` for every stored bucket digest.
+    func forEachManifestBucket(_ body: (_ bucket: Int64, _ digest: UnsafeRawBufferPointer) throws(VaultError) -> Void) throws(VaultError) {
+        try query("SELECT bucket, digest FROM vault_manifest") { statement throws(VaultError) in
+            while try step(statement) { try body(statement.int64(0), statement.blob(1)) }
+        }
+    }
+
+    func deleteAllManifestBuckets() throws(VaultError) {
+        try run("DELETE FROM vault_manifest")
+    }
+
+    /// Turns a format-1 file into format 2's schema (the caller fills the manifest in,
+    /// in the same transaction).
+    func addManifestSchema() throws(VaultError) {
+        try run("ALTER TABLE vault_header ADD COLUMN manifest_root BLOB")
+        try run("ALTER TABLE vault_header ADD COLUMN manifest_tag BLOB")
+        try run(Self.manifestSchema)
+    }
+
+    func setFormatVersion(_ version: Int) throws(VaultError) {
+        try run("UPDATE vault_header SET format_version = \(version) WHERE singleton = 1")
+        try run("PRAGMA user_version = \(version)")
+    }
+
+    /// SQLite's `data_version`: changes exactly when *another* connection committed,
+    /// which is when what this process verified of the file may no longer hold.
+    func dataVersion() throws(VaultError) -> Int64 {
+        try integerPragma("data_version")
     }
 
     // MARK: Plumbing

@@ -9,7 +9,8 @@ struct VaultHeader: Sendable {
         case rawKey
     }
 
-    static let currentFormatVersion = 1
+    /// 2 added the manifest (docs/FORMAT.md); a format-1 vault is upgraded when opened.
+    static let currentFormatVersion = 2
     static let vaultIDByteCount = 16
 
     var formatVersion: Int

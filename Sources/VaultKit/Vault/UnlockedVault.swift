@@ -9,6 +9,10 @@ struct UnlockedVault {
     /// ``Vault/rekey()`` needs no passphrase.
     var keyEncryptionKey: SecureBuffer
     var header: VaultHeader
+    /// What this process has verified of the manifest (see `Manifest.swift`).
+    var manifestCheck = ManifestCheck()
+    /// The manifest changes of the write transaction in progress.
+    let manifestChanges = ManifestChanges()
 
     enum WriteMode {
         case add, update, set
@@ -50,7 +54,21 @@ struct UnlockedVault {
         guard newKeys.keyCheck == newHeader.masterKeyCheck else { throw .tampered(reason: "master key check does not match") }
         keys = newKeys
         header = newHeader
+        manifestCheck = ManifestCheck()
         return true
+    }
+
+    /// Runs `body` in a write transaction that first follows a re-key by another
+    /// process and last applies the manifest changes `body`'s writes recorded, so rows
+    /// and manifest always commit together.
+    mutating func writeTransaction<Result>(_ body: (UnlockedVault) throws(VaultError) -> Result) throws(VaultError) -> Result {
+        try database.writeTransaction { () throws(VaultError) in
+            try refreshKeysIfRekeyed()
+            manifestChanges.removeAll()
+            let result = try body(self)
+            try applyManifestChanges()
+            return result
+        }
     }
 
     // MARK: Reading
@@ -107,19 +125,25 @@ struct UnlockedVault {
         _ body: (VaultItem, SecureBuffer, Range<Int>) throws(VaultError) -> Result
     ) throws(VaultError) -> Result {
         try Self.validate(service: service, account: account)
-        for attempt in 0..<2 {
+        // A re-key by another process changes every lookup id, so a read that meets one
+        // (in verifying, or as a missing or unauthenticated row) looks again under the
+        // new keys; bounded, should re-keys keep coming.
+        var followedRekey = false
+        for _ in 0..<4 {
             let lookupID = keys.lookupID(service: service, account: account)
+            let keyCheck = keys.keyCheck
             do throws(VaultError) {
-                let result = try database.withSealedItem(lookupID: lookupID) { (nonce, sealed) throws(VaultError) in
+                try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
+                if keys.keyCheck != keyCheck { continue }
+                let result = try database.withSealedItem(lookupID: lookupID) { (_, nonce, sealed) throws(VaultError) in
                     let (item, plaintext, range) = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed)
                     return try body(item, plaintext, range)
                 }
                 if let result { return result }
-                // A re-key changes every lookup id: an item may only seem missing.
-                if attempt == 0, try refreshKeysIfRekeyed() { continue }
+                if !followedRekey, try refreshKeysIfRekeyed() { followedRekey = true; continue }
                 throw .itemNotFound
             } catch .tampered(let reason) {
-                if attempt == 0, try refreshKeysIfRekeyed() { continue }
+                if !followedRekey, try refreshKeysIfRekeyed() { followedRekey = true; continue }
                 throw .tampered(reason: reason)
             }
         }
@@ -127,8 +151,12 @@ struct UnlockedVault {
     }
 
     /// Attributes of every item, or every item of one service, sorted by service then account.
-    func list(service: String?) throws(VaultError) -> [VaultItem] {
+    ///
+    /// The whole manifest is verified first, not only the buckets of the rows found: a
+    /// row deleted, or given another service tag, would not be found at all.
+    mutating func list(service: String?) throws(VaultError) -> [VaultItem] {
         if let service { try Self.validate(service: service) }
+        try ensureManifestVerified(bucket: nil)
         let tag = service.map { keys.serviceTag(service: $0) }
         var items: [VaultItem] = []
         try database.readTransaction { () throws(VaultError) in
@@ -162,11 +190,17 @@ struct UnlockedVault {
         if mode != .update {
             let now = Date()
             let new = VaultItem(service: service, account: account, label: label, generic: generic, created: now, modified: now)
-            if try insertIfAbsent(seal(new, secret: secret, lookupID: lookupID, serviceTag: serviceTag)) { return }
+            let sealed = seal(new, secret: secret, lookupID: lookupID, serviceTag: serviceTag)
+            if try insertIfAbsent(sealed) {
+                recordManifestChange(sealed)
+                return
+            }
             if mode == .add { throw .duplicateItem }
         }
-        let existing = try database.withSealedItem(lookupID: lookupID) { (nonce, sealed) throws(VaultError) in
-            try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed).0
+        // The replaced row's identity, to take its term out of the manifest.
+        let existing = try database.withSealedItem(lookupID: lookupID) { (storedTag, nonce, sealed) throws(VaultError) in
+            let item = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed).0
+            return (item: item, serviceTag: Array(storedTag), nonce: Array(nonce))
         }
         switch (mode, existing) {
         case (.add, .some): throw .duplicateItem
@@ -176,10 +210,16 @@ struct UnlockedVault {
         let now = Date()
         let item = VaultItem(
             service: service, account: account,
-            label: label ?? existing?.label, generic: generic ?? existing?.generic,
-            created: existing?.created ?? now, modified: now
+            label: label ?? existing?.item.label, generic: generic ?? existing?.item.generic,
+            created: existing?.item.created ?? now, modified: now
         )
-        try store(seal(item, secret: secret, lookupID: lookupID, serviceTag: serviceTag))
+        let sealed = seal(item, secret: secret, lookupID: lookupID, serviceTag: serviceTag)
+        try store(sealed)
+        // Recorded only once the row is replaced: a batch may catch an error and go on.
+        if let existing {
+            try recordManifestChange(lookupID: lookupID, serviceTag: existing.serviceTag, nonce: existing.nonce)
+        }
+        recordManifestChange(sealed)
     }
 
     /// Seals `item` and `secret` into a row under the current keys; the caller computes
@@ -228,12 +268,17 @@ struct UnlockedVault {
 
     func delete(service: String, account: String) throws(VaultError) -> Bool {
         try Self.validate(service: service, account: account)
-        return try database.delete(lookupID: keys.lookupID(service: service, account: account))
+        let lookupID = keys.lookupID(service: service, account: account)
+        guard let deleted = try database.delete(lookupID: lookupID) else { return false }
+        try recordManifestChange(lookupID: lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
+        return true
     }
 
     func deleteAll(service: String) throws(VaultError) -> Int {
         try Self.validate(service: service)
-        return try database.deleteAll(serviceTag: keys.serviceTag(service: service))
+        return try database.deleteAll(serviceTag: keys.serviceTag(service: service)) { (lookupID, serviceTag, nonce) throws(VaultError) in
+            try recordManifestChange(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
+        }
     }
 
     // MARK: Arguments

@@ -57,8 +57,7 @@ extension Vault {
 
     private func write(_ mode: UnlockedVault.WriteMode, _ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
-            try vault.database.writeTransaction { () throws(VaultError) in
-                try vault.refreshKeysIfRekeyed()
+            try vault.writeTransaction { (vault) throws(VaultError) in
                 try vault.write(mode, secret: secret, service: service, account: account, label: label, generic: generic)
             }
         }
@@ -70,9 +69,8 @@ extension Vault {
     @discardableResult
     public func delete(service: String, account: String) throws(VaultError) -> Bool {
         try withUnlocked { (vault) throws(VaultError) in
-            try vault.database.writeTransaction { () throws(VaultError) in
-                try vault.refreshKeysIfRekeyed()
-                return try vault.delete(service: service, account: account)
+            try vault.writeTransaction { (vault) throws(VaultError) in
+                try vault.delete(service: service, account: account)
             }
         }
     }
@@ -83,9 +81,8 @@ extension Vault {
     @discardableResult
     public func deleteAll(service: String) throws(VaultError) -> Int {
         try withUnlocked { (vault) throws(VaultError) in
-            try vault.database.writeTransaction { () throws(VaultError) in
-                try vault.refreshKeysIfRekeyed()
-                return try vault.deleteAll(service: service)
+            try vault.writeTransaction { (vault) throws(VaultError) in
+                try vault.deleteAll(service: service)
             }
         }
     }
@@ -109,8 +106,7 @@ extension Vault {
         var bodyError: (any Error)?
         do {
             try withUnlocked { (vault) throws(VaultError) in
-                try vault.database.writeTransaction { () throws(VaultError) in
-                    try vault.refreshKeysIfRekeyed()
+                try vault.writeTransaction { (vault) throws(VaultError) in
                     do {
                         try body(VaultBatch(vault: vault))
                     } catch let error as VaultError {
@@ -196,5 +192,23 @@ extension Vault {
     /// sorted by service and then account.
     public func items(service: String? = nil) throws(VaultError) -> [VaultItem] {
         try withUnlocked { (vault) throws(VaultError) in try vault.list(service: service) }
+    }
+
+    // MARK: Verifying
+
+    /// Checks the whole vault now: every row against the manifest (nothing deleted,
+    /// added or rolled back behind VaultKit's back), and every record's authentication
+    /// and binding to its row and service. Reads check this lazily for what they touch;
+    /// call `verify()` after restoring a file or on a schedule. O(n).
+    ///
+    /// - Returns: the number of items checked.
+    /// - Throws: ``VaultError/tampered(reason:)`` or ``VaultError/corrupted(reason:)``
+    ///   naming the first problem found.
+    @discardableResult
+    public func verify() throws(VaultError) -> Int {
+        try withUnlocked { (vault) throws(VaultError) in
+            try vault.ensureManifestVerified(bucket: nil, force: true)
+            return try vault.list(service: nil).count
+        }
     }
 }

@@ -91,7 +91,7 @@ public final class Vault: Sendable {
         )
         let temporary = try FileSystem.createTemporaryFile(besides: path)
         do {
-            try VaultDatabase.initialize(fileAt: temporary, header: header)
+            try VaultDatabase.initialize(fileAt: temporary, header: header, manifestTag: keys.manifestRootTag(.zero))
             try FileSystem.publish(temporary, at: path)
         } catch {
             FileSystem.removeDatabaseFiles(temporary)
@@ -140,7 +140,7 @@ public final class Vault: Sendable {
         try Sodium.ensureInitialized()
         try FileSystem.checkExistingVault(at: path)
         let database = try VaultDatabase(openingExisting: path, busyTimeoutMilliseconds: milliseconds(busyTimeout))
-        let header = try database.readHeader()
+        var header = try database.readHeader()
         let keyEncryptionKey = try derive(header)
         guard let masterKey = UnlockedVault.unwrapMasterKey(header, with: keyEncryptionKey) else {
             throw .wrongPassphrase
@@ -149,7 +149,25 @@ public final class Vault: Sendable {
         guard keys.keyCheck == header.masterKeyCheck else {
             throw .tampered(reason: "master key check does not match")
         }
+        if header.formatVersion < VaultHeader.currentFormatVersion {
+            try upgradeFormat(database, keys: keys)
+            header.formatVersion = VaultHeader.currentFormatVersion
+        }
         return Vault(path: path, unlocked: UnlockedVault(database: database, keys: keys, keyEncryptionKey: keyEncryptionKey, header: header))
+    }
+
+    /// Upgrades a format-1 vault to format 2 by adding the manifest over its rows, in
+    /// one transaction (O(n), once). Rows changed before the upgrade cannot be told
+    /// apart from the original ones: the manifest protects from the upgrade on.
+    private static func upgradeFormat(_ database: VaultDatabase, keys: KeyHierarchy) throws(VaultError) {
+        try database.writeTransaction { () throws(VaultError) in
+            let current = try database.readHeader()
+            guard current.formatVersion == 1 else { return }  // another process upgraded it
+            guard current.masterKeyCheck == keys.keyCheck else { throw .keyChanged }
+            try database.addManifestSchema()
+            try UnlockedVault.rebuildManifest(database: database, keys: keys)
+            try database.setFormatVersion(VaultHeader.currentFormatVersion)
+        }
     }
 
     /// The Argon2id cost recorded for the current passphrase, or `nil` when a raw key
@@ -232,8 +250,9 @@ public final class Vault: Sendable {
                         keys: newKeys
                     ))
                 }
-                _ = try vault.database.deleteAll(serviceTag: nil)
+                _ = try vault.database.deleteAll(serviceTag: nil) { (_, _, _) throws(VaultError) in }
                 for item in resealed { try vault.store(item) }
+                try UnlockedVault.rebuildManifest(database: vault.database, keys: newKeys)
                 let (nonce, wrapped) = UnlockedVault.wrap(masterKey: newKeys.masterKey, with: vault.keyEncryptionKey)
                 var header = vault.header
                 header.masterKeyNonce = nonce
@@ -244,6 +263,7 @@ public final class Vault: Sendable {
             }
             vault.keys = newKeys
             vault.header = header
+            vault.manifestCheck = ManifestCheck()
         }
     }
 

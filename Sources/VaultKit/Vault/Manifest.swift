@@ -1,0 +1,229 @@
+/// The vault-wide manifest: how a deleted row, or an older copy of a row put back, is
+/// detected (docs/FORMAT.md "Manifest", docs/THREAT-MODEL.md).
+///
+/// Rows fall into 1,024 buckets by the first 10 bits of their lookup id (random-looking,
+/// so buckets fill evenly). A bucket's digest is the XOR of its rows' terms; the root,
+/// kept in the header with a tag, is the XOR of the non-empty buckets' terms (see
+/// `ManifestHash.swift`). Every write changes the digests of the buckets it touched and
+/// the root in its own transaction: O(1) per write, whatever the vault's size.
+///
+/// Why buckets, not one digest over all rows: a read must be checked without reading
+/// the whole vault. A process verifies the root (one row per non-empty bucket, at most
+/// 1,024) and then only the bucket of the item it reads (about n/1,024 rows), once;
+/// both stay verified until another connection commits (SQLite's `data_version`), so a
+/// steady stream of reads costs one pragma each. Opening stays O(1).
+enum Manifest {
+    static let bucketBits = 10
+    static let bucketCount = 1 << bucketBits
+
+    /// The bucket of a 32-byte lookup id: its first 10 bits.
+    static func bucket(of lookupID: UnsafeRawBufferPointer) -> Int {
+        (Int(lookupID[0]) << 2) | (Int(lookupID[1]) >> 6)
+    }
+
+    static func bucket(of lookupID: [UInt8]) -> Int {
+        lookupID.withUnsafeBytes { bucket(of: $0) }
+    }
+
+    /// The lookup ids of `bucket` are those in `lower ..< upper` (`upper` is `nil` for
+    /// the last bucket), compared as SQLite compares blobs (memcmp, then length).
+    static func bounds(of bucket: Int) -> (lower: [UInt8], upper: [UInt8]?) {
+        func prefix(_ bucket: Int) -> [UInt8] { [UInt8(bucket >> 2), UInt8((bucket & 3) << 6)] }
+        return (prefix(bucket), bucket + 1 < bucketCount ? prefix(bucket + 1) : nil)
+    }
+}
+
+/// The manifest changes of the write transaction in progress: per bucket, the XOR of
+/// the terms of rows removed and added. Applied once, just before the commit, so a
+/// batch of 100,000 writes updates each bucket and the root once.
+///
+/// A class so the ``UnlockedVault`` copy inside a ``VaultBatch`` records into the same
+/// transaction; it is only ever used under the ``Vault``'s mutex.
+final class ManifestChanges {
+    private(set) var deltas: [Int: ManifestDigest] = [:]
+
+    func toggle(bucket: Int, term: ManifestDigest) {
+        deltas[bucket, default: .zero] ^= term
+    }
+
+    func removeAll() {
+        deltas.removeAll(keepingCapacity: true)
+    }
+}
+
+/// What this process has verified of the manifest, valid while no other connection
+/// commits (`dataVersion` unchanged). This process's own writes keep what it verified
+/// true, because they update the manifest together with the rows.
+struct ManifestCheck {
+    var dataVersion: Int64 = -1
+    var rootVerified = false
+    var allBucketsVerified = false
+    var verifiedBuckets = [Bool](repeating: false, count: Manifest.bucketCount)
+
+    func covers(bucket: Int?) -> Bool {
+        guard rootVerified else { return false }
+        guard let bucket else { return allBucketsVerified }
+        return allBucketsVerified || verifiedBuckets[bucket]
+    }
+
+    mutating func reset(dataVersion: Int64) {
+        self = ManifestCheck()
+        self.dataVersion = dataVersion
+    }
+}
+
+extension UnlockedVault {
+    // MARK: Recording writes (inside a write transaction)
+
+    /// Records that a row version left the vault or entered it (XOR is its own inverse).
+    func recordManifestChange(lookupID: UnsafeRawBufferPointer, serviceTag: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer) throws(VaultError) {
+        guard lookupID.count == 32, serviceTag.count == 32, nonce.count == SecretBox.nonceByteCount else {
+            throw .corrupted(reason: "invalid item row field length")
+        }
+        manifestChanges.toggle(bucket: Manifest.bucket(of: lookupID), term: keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce))
+    }
+
+    /// Records a row version read from the file, given as arrays.
+    func recordManifestChange(lookupID: [UInt8], serviceTag: [UInt8], nonce: [UInt8]) throws(VaultError) {
+        guard lookupID.count == 32, serviceTag.count == 32, nonce.count == SecretBox.nonceByteCount else {
+            throw .corrupted(reason: "invalid item row field length")
+        }
+        let term = lookupID.withUnsafeBytes { lookupID in
+            serviceTag.withUnsafeBytes { serviceTag in
+                nonce.withUnsafeBytes { nonce in
+                    keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
+                }
+            }
+        }
+        manifestChanges.toggle(bucket: Manifest.bucket(of: lookupID), term: term)
+    }
+
+    /// Records a row version this process sealed (its fields have the right lengths).
+    func recordManifestChange(_ item: SealedItem) {
+        let term = item.lookupID.withUnsafeBytes { lookupID in
+            item.serviceTag.withUnsafeBytes { serviceTag in
+                item.nonce.withUnsafeBytes { nonce in
+                    keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
+                }
+            }
+        }
+        manifestChanges.toggle(bucket: Manifest.bucket(of: item.lookupID), term: term)
+    }
+
+    /// Applies the recorded changes to the stored buckets and root; call last in the
+    /// write transaction. Refuses to build on a root whose tag does not verify.
+    func applyManifestChanges() throws(VaultError) {
+        defer { manifestChanges.removeAll() }
+        guard !manifestChanges.deltas.isEmpty else { return }
+        var root = try verifiedStoredRoot()
+        for (bucket, delta) in manifestChanges.deltas where !delta.isZero {
+            let old = try storedDigest(bucket: bucket)
+            let new = old ^ delta
+            if !old.isZero { root ^= keys.manifestBucketTerm(bucket: bucket, digest: old) }
+            if !new.isZero { root ^= keys.manifestBucketTerm(bucket: bucket, digest: new) }
+            try database.setManifestDigest(bucket: bucket, new)
+        }
+        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root))
+    }
+
+    /// Recomputes the whole manifest from the rows under `keys` (re-key, format upgrade).
+    static func rebuildManifest(database: VaultDatabase, keys: KeyHierarchy) throws(VaultError) {
+        let digests = try computeDigests(database: database, keys: keys, bucket: nil)
+        try database.deleteAllManifestBuckets()
+        var root = ManifestDigest.zero
+        for (bucket, digest) in digests.enumerated() where !digest.isZero {
+            root ^= keys.manifestBucketTerm(bucket: bucket, digest: digest)
+            try database.setManifestDigest(bucket: bucket, digest)
+        }
+        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root))
+    }
+
+    // MARK: Verifying reads
+
+    /// Makes sure the manifest proves the rows a read is about to see: the bucket of
+    /// the row it looks up, or (`bucket == nil`) every row. Costs one pragma when
+    /// already verified since the last commit by another connection.
+    ///
+    /// - Parameter force: verify again even if verified (``Vault/verify()``).
+    /// - Throws: ``VaultError/tampered(reason:)`` when a row was deleted, rolled back
+    ///   or added behind VaultKit's back, or the manifest itself was altered.
+    mutating func ensureManifestVerified(bucket: Int?, force: Bool = false) throws(VaultError) {
+        let version = try database.dataVersion()
+        if force || version != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: version) }
+        if manifestCheck.covers(bucket: bucket) { return }
+        try database.readTransaction { () throws(VaultError) in
+            // The first read pins the snapshot that everything below is checked in; a
+            // re-key by another process changes the manifest key, so follow it first.
+            try refreshKeysIfRekeyed()
+            let snapshotVersion = try database.dataVersion()
+            if snapshotVersion != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: snapshotVersion) }
+            let computed = try Self.computeDigests(database: database, keys: keys, bucket: bucket)
+            if let bucket, manifestCheck.rootVerified {
+                // The root was verified in this same data version: one bucket row will do.
+                guard computed[0] == (try storedDigest(bucket: bucket)) else { throw Self.rowsChanged }
+            } else {
+                let stored = try verifiedStoredBuckets()
+                manifestCheck.rootVerified = true
+                let buckets = bucket.map { [$0] } ?? Array(0..<Manifest.bucketCount)
+                for (index, bucket) in buckets.enumerated() where computed[index] != stored[bucket] { throw Self.rowsChanged }
+            }
+            if let bucket { manifestCheck.verifiedBuckets[bucket] = true } else { manifestCheck.allBucketsVerified = true }
+        }
+    }
+
+    private static let rowsChanged = VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")
+
+    /// The stored digest of every bucket (zero where none), checked against the root.
+    private func verifiedStoredBuckets() throws(VaultError) -> [ManifestDigest] {
+        let root = try verifiedStoredRoot()
+        var digests = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
+        var computedRoot = ManifestDigest.zero
+        try database.forEachManifestBucket { (bucket, bytes) throws(VaultError) in
+            guard (0..<Int64(Manifest.bucketCount)).contains(bucket), let digest = ManifestDigest(bytes: bytes), !digest.isZero else {
+                throw .tampered(reason: "invalid manifest bucket")
+            }
+            digests[Int(bucket)] = digest
+            computedRoot ^= keys.manifestBucketTerm(bucket: Int(bucket), digest: digest)
+        }
+        guard computedRoot == root else { throw .tampered(reason: "manifest buckets do not match the manifest root") }
+        return digests
+    }
+
+    /// The header's manifest root, after checking its tag.
+    private func verifiedStoredRoot() throws(VaultError) -> ManifestDigest {
+        let (rootBytes, tagBytes) = try database.readManifestRoot()
+        guard let rootBytes, let tagBytes else { throw .tampered(reason: "manifest root is missing") }
+        let root = rootBytes.withUnsafeBytes { ManifestDigest(bytes: $0) }
+        let tag = tagBytes.withUnsafeBytes { ManifestDigest(bytes: $0) }
+        guard let root, let tag else { throw .tampered(reason: "invalid manifest root") }
+        let expected = keys.manifestRootTag(root)
+        let valid = withUnsafeBytes(of: expected) { expected in
+            withUnsafeBytes(of: tag) { Sodium.constantTimeEqual(expected, $0) }
+        }
+        guard valid else { throw .tampered(reason: "manifest root failed authentication") }
+        return root
+    }
+
+    private func storedDigest(bucket: Int) throws(VaultError) -> ManifestDigest {
+        guard let bytes = try database.manifestDigest(bucket: bucket) else { return .zero }
+        guard let digest = bytes.withUnsafeBytes({ ManifestDigest(bytes: $0) }) else {
+            throw .tampered(reason: "invalid manifest bucket")
+        }
+        return digest
+    }
+
+    /// The digests computed from the rows: of one bucket (one element), or of all
+    /// buckets (`bucket == nil`, one scan in lookup id order).
+    private static func computeDigests(database: VaultDatabase, keys: KeyHierarchy, bucket: Int?) throws(VaultError) -> [ManifestDigest] {
+        let bounds = bucket.map { Manifest.bounds(of: $0) }
+        var digests = [ManifestDigest](repeating: .zero, count: bucket == nil ? Manifest.bucketCount : 1)
+        try database.forEachRowIdentity(from: bounds?.lower, to: bounds?.upper) { (lookupID, serviceTag, nonce) throws(VaultError) in
+            guard lookupID.count == 32, serviceTag.count == 32, nonce.count == SecretBox.nonceByteCount else {
+                throw .corrupted(reason: "invalid item row field length")
+            }
+            let term = keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
+            digests[bucket == nil ? Manifest.bucket(of: lookupID) : 0] ^= term
+        }
+        return digests
+    }
+}
