@@ -19,6 +19,8 @@ import VaultKit
     }
 
     static func expectAllItems(in vault: Vault) throws {
+        // The manifest committed with the rows: nothing half-applied on either side.
+        #expect(try vault.verify() == 40)
         let items = try vault.items()
         #expect(items.count == 40)
         for index in 0..<40 {

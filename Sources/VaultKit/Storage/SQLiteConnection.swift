@@ -68,6 +68,9 @@ final class SQLiteConnection {
         return try body(statement)
     }
 
+    /// Whether a transaction is open (SQLite is not in autocommit mode).
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes(handle)) }
 

@@ -123,8 +123,10 @@ final class VaultDatabase {
         }
     }
 
-    /// Runs `body` in one read snapshot, so a multi-row read sees one consistent state.
+    /// Runs `body` in one read snapshot, so a multi-row read sees one consistent state;
+    /// inside a transaction already, in that one's.
     func readTransaction<Result>(_ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
+        if connection.isInTransaction { return try body() }
         try run("BEGIN DEFERRED")
         defer { try? run("COMMIT") }
         return try body()

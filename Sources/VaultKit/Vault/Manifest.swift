@@ -54,8 +54,11 @@ final class ManifestChanges {
 /// What this process has verified of the manifest, valid while no other connection
 /// commits (`dataVersion` unchanged). This process's own writes keep what it verified
 /// true, because they update the manifest together with the rows.
-struct ManifestCheck {
-    var dataVersion: Int64 = -1
+///
+/// A class for the same reason as ``ManifestChanges``: a write inside a batch verifies
+/// the bucket it is about to change.
+final class ManifestCheck {
+    private(set) var dataVersion: Int64 = -1
     var rootVerified = false
     var allBucketsVerified = false
     var verifiedBuckets = [Bool](repeating: false, count: Manifest.bucketCount)
@@ -66,9 +69,12 @@ struct ManifestCheck {
         return allBucketsVerified || verifiedBuckets[bucket]
     }
 
-    mutating func reset(dataVersion: Int64) {
-        self = ManifestCheck()
+    /// Forgets everything verified: another connection committed, or the keys changed.
+    func reset(dataVersion: Int64 = -1) {
         self.dataVersion = dataVersion
+        rootVerified = false
+        allBucketsVerified = false
+        for index in verifiedBuckets.indices { verifiedBuckets[index] = false }
     }
 }
 
@@ -140,34 +146,52 @@ extension UnlockedVault {
 
     // MARK: Verifying reads
 
-    /// Makes sure the manifest proves the rows a read is about to see: the bucket of
-    /// the row it looks up, or (`bucket == nil`) every row. Costs one pragma when
-    /// already verified since the last commit by another connection.
+    /// Makes sure the manifest proves the rows a call is about to see or change: the
+    /// bucket of one row, or (`bucket == nil`) every row. Costs one pragma when already
+    /// verified since the last commit by another connection.
+    ///
+    /// Inside a write transaction it checks that transaction's snapshot, and allows for
+    /// the changes this transaction has recorded but not yet applied.
     ///
     /// - Parameter force: verify again even if verified (``Vault/verify()``).
     /// - Throws: ``VaultError/tampered(reason:)`` when a row was deleted, rolled back
-    ///   or added behind VaultKit's back, or the manifest itself was altered.
-    mutating func ensureManifestVerified(bucket: Int?, force: Bool = false) throws(VaultError) {
+    ///   or added behind VaultKit's back, or the manifest itself was altered; also when
+    ///   another process re-keyed the vault (see ``verifyManifestFollowingRekey(bucket:force:)``).
+    func ensureManifestVerified(bucket: Int?, force: Bool = false) throws(VaultError) {
         let version = try database.dataVersion()
         if force || version != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: version) }
         if manifestCheck.covers(bucket: bucket) { return }
         try database.readTransaction { () throws(VaultError) in
-            // The first read pins the snapshot that everything below is checked in; a
-            // re-key by another process changes the manifest key, so follow it first.
-            try refreshKeysIfRekeyed()
+            // Everything below is checked in one snapshot, pinned by its first read.
+            let computed = try Self.computeDigests(database: database, keys: keys, bucket: bucket)
             let snapshotVersion = try database.dataVersion()
             if snapshotVersion != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: snapshotVersion) }
-            let computed = try Self.computeDigests(database: database, keys: keys, bucket: bucket)
+            let pending = manifestChanges.deltas
             if let bucket, manifestCheck.rootVerified {
                 // The root was verified in this same data version: one bucket row will do.
-                guard computed[0] == (try storedDigest(bucket: bucket)) else { throw Self.rowsChanged }
+                let expected = try storedDigest(bucket: bucket) ^ pending[bucket, default: .zero]
+                guard computed[0] == expected else { throw Self.rowsChanged }
             } else {
                 let stored = try verifiedStoredBuckets()
                 manifestCheck.rootVerified = true
                 let buckets = bucket.map { [$0] } ?? Array(0..<Manifest.bucketCount)
-                for (index, bucket) in buckets.enumerated() where computed[index] != stored[bucket] { throw Self.rowsChanged }
+                for (index, bucket) in buckets.enumerated() where computed[index] != stored[bucket] ^ pending[bucket, default: .zero] {
+                    throw Self.rowsChanged
+                }
             }
             if let bucket { manifestCheck.verifiedBuckets[bucket] = true } else { manifestCheck.allBucketsVerified = true }
+        }
+    }
+
+    /// ``ensureManifestVerified(bucket:force:)`` for calls outside a write transaction:
+    /// a re-key by another process changes the manifest key, so a failure is first
+    /// taken as a sign of one, followed, and the check made again.
+    mutating func verifyManifestFollowingRekey(bucket: Int?, force: Bool = false) throws(VaultError) {
+        do {
+            try ensureManifestVerified(bucket: bucket, force: force)
+        } catch .tampered(let reason) {
+            guard try refreshKeysIfRekeyed() else { throw .tampered(reason: reason) }
+            try ensureManifestVerified(bucket: bucket, force: force)
         }
     }
 

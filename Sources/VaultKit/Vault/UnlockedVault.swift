@@ -10,7 +10,7 @@ struct UnlockedVault {
     var keyEncryptionKey: SecureBuffer
     var header: VaultHeader
     /// What this process has verified of the manifest (see `Manifest.swift`).
-    var manifestCheck = ManifestCheck()
+    let manifestCheck = ManifestCheck()
     /// The manifest changes of the write transaction in progress.
     let manifestChanges = ManifestChanges()
 
@@ -54,7 +54,7 @@ struct UnlockedVault {
         guard newKeys.keyCheck == newHeader.masterKeyCheck else { throw .tampered(reason: "master key check does not match") }
         keys = newKeys
         header = newHeader
-        manifestCheck = ManifestCheck()
+        manifestCheck.reset()
         return true
     }
 
@@ -133,7 +133,7 @@ struct UnlockedVault {
             let lookupID = keys.lookupID(service: service, account: account)
             let keyCheck = keys.keyCheck
             do throws(VaultError) {
-                try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
+                try verifyManifestFollowingRekey(bucket: Manifest.bucket(of: lookupID))
                 if keys.keyCheck != keyCheck { continue }
                 let result = try database.withSealedItem(lookupID: lookupID) { (_, nonce, sealed) throws(VaultError) in
                     let (item, plaintext, range) = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed)
@@ -156,7 +156,7 @@ struct UnlockedVault {
     /// row deleted, or given another service tag, would not be found at all.
     mutating func list(service: String?) throws(VaultError) -> [VaultItem] {
         if let service { try Self.validate(service: service) }
-        try ensureManifestVerified(bucket: nil)
+        try verifyManifestFollowingRekey(bucket: nil)
         let tag = service.map { keys.serviceTag(service: $0) }
         var items: [VaultItem] = []
         try database.readTransaction { () throws(VaultError) in
@@ -185,6 +185,8 @@ struct UnlockedVault {
         }
         let lookupID = keys.lookupID(service: service, account: account)
         let serviceTag = keys.serviceTag(service: service)
+        // A write builds on what is stored, so it refuses to build on tampered rows.
+        try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
         // A new item (the common case of add, set and bulk imports) is one insert; only an
         // existing item is read first, to keep its creation date and unchanged attributes.
         if mode != .update {
@@ -269,6 +271,7 @@ struct UnlockedVault {
     func delete(service: String, account: String) throws(VaultError) -> Bool {
         try Self.validate(service: service, account: account)
         let lookupID = keys.lookupID(service: service, account: account)
+        try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
         guard let deleted = try database.delete(lookupID: lookupID) else { return false }
         try recordManifestChange(lookupID: lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
         return true
@@ -276,6 +279,7 @@ struct UnlockedVault {
 
     func deleteAll(service: String) throws(VaultError) -> Int {
         try Self.validate(service: service)
+        try ensureManifestVerified(bucket: nil)
         return try database.deleteAll(serviceTag: keys.serviceTag(service: service)) { (lookupID, serviceTag, nonce) throws(VaultError) in
             try recordManifestChange(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
         }

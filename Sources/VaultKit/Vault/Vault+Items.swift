@@ -207,7 +207,7 @@ extension Vault {
     @discardableResult
     public func verify() throws(VaultError) -> Int {
         try withUnlocked { (vault) throws(VaultError) in
-            try vault.ensureManifestVerified(bucket: nil, force: true)
+            try vault.verifyManifestFollowingRekey(bucket: nil, force: true)
             return try vault.list(service: nil).count
         }
     }

@@ -238,6 +238,8 @@ public final class Vault: Sendable {
         try withUnlocked { (vault) throws(VaultError) in
             let (newKeys, header) = try vault.database.writeTransaction { () throws(VaultError) -> (KeyHierarchy, VaultHeader) in
                 try vault.refreshKeysIfRekeyed()
+                // A fresh manifest is built from the rows: they must be the right ones.
+                try vault.ensureManifestVerified(bucket: nil)
                 let newKeys = KeyHierarchy(masterKey: KeyHierarchy.randomMasterKey())
                 var resealed: [UnlockedVault.SealedItem] = []
                 let current = vault
@@ -263,7 +265,7 @@ public final class Vault: Sendable {
             }
             vault.keys = newKeys
             vault.header = header
-            vault.manifestCheck = ManifestCheck()
+            vault.manifestCheck.reset()
         }
     }
 

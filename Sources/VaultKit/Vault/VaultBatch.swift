@@ -36,6 +36,11 @@ public struct VaultBatch {
         try vault.write(.update, secret: secret, service: service, account: account, label: label, generic: generic)
     }
 
+    /// Updates an item with a UTF-8 string secret.
+    public func update(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
+        try update(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
+    }
+
     /// Deletes an item; returns whether it existed.
     @discardableResult
     public func delete(service: String, account: String) throws(VaultError) -> Bool {

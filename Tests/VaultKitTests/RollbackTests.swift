@@ -1,0 +1,239 @@
+import Foundation
+import Testing
+import TestSupport
+import VaultKit
+
+/// Beyond tampering with a record: deleting an item's row, putting back an older copy of
+/// a row (or of a deleted one), or of the manifest itself, is detected by the next read
+/// of what changed, by any listing, and by `verify()` (docs/THREAT-MODEL.md).
+@Suite struct RollbackTests {
+    static let rowsChanged = VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")
+
+    /// One row of `vault_items`, hex-encoded: lookup_id, service_tag, nonce, sealed.
+    typealias Row = [String]
+
+    static func rows(_ path: String) -> [Row] {
+        RawDatabase(path).rows("SELECT lookup_id, service_tag, nonce, sealed FROM vault_items")
+    }
+
+    static func row(_ path: String, lookupID: String) throws -> Row {
+        try #require(rows(path).first { $0[0] == lookupID })
+    }
+
+    static func put(_ row: Row, in path: String) {
+        RawDatabase(path).execute("INSERT OR REPLACE INTO vault_items VALUES (x'\(row[0])', x'\(row[1])', x'\(row[2])', x'\(row[3])')")
+    }
+
+    /// Runs `write` and returns the lookup id of the one row it added.
+    static func newRow(in path: String, _ write: () throws -> Void) throws -> String {
+        let before = Set(rows(path).map { $0[0] })
+        try write()
+        let added = Set(rows(path).map { $0[0] }).subtracting(before)
+        try #require(added.count == 1)
+        return added.first!
+    }
+
+    /// A key vault with 50 items in 5 services, plus ("target", "alice"); returns its row.
+    static func populated(_ label: String = #function) throws -> (Vault, String, VaultKey, String) {
+        let (vault, path, key) = try Fixtures.keyVault(label)
+        try vault.batch { batch in
+            for index in 0..<50 { try batch.set("v\(index)", service: "s\(index % 5)", account: "a\(index)") }
+        }
+        let target = try newRow(in: path) { try vault.set("v1", service: "target", account: "alice") }
+        return (vault, path, key, target)
+    }
+
+    @Test func aDeletedRowIsDetectedByItsReadsAndEveryListing() throws {
+        let (vault, path, key, target) = try Self.populated()
+        vault.close()
+        RawDatabase(path).execute("DELETE FROM vault_items WHERE lookup_id = x'\(target)'")
+
+        let reopened = try Vault.open(at: path, key: key)
+        // Not "item not found": the vault says the item should be there.
+        #expect(throws: Self.rowsChanged) { try reopened.secret(service: "target", account: "alice") }
+        #expect(throws: Self.rowsChanged) { try reopened.contains(service: "target", account: "alice") }
+        #expect(throws: Self.rowsChanged) { try reopened.items() }
+        // Even a listing of another service: the deleted row could have been one of its own.
+        #expect(throws: Self.rowsChanged) { try reopened.items(service: "s1") }
+        #expect(throws: Self.rowsChanged) { try reopened.verify() }
+        // Writes refuse to build on it: re-adding the item would hide the deletion.
+        #expect(throws: Self.rowsChanged) { try reopened.set("v2", service: "target", account: "alice") }
+        // Items in untouched buckets still read: a read checks only its own bucket.
+        var readable = 0
+        for index in 0..<50 where (try? reopened.string(service: "s\(index % 5)", account: "a\(index)")) == "v\(index)" { readable += 1 }
+        #expect(readable > 40)
+    }
+
+    @Test func anOlderVersionOfARowPutBackIsDetected() throws {
+        let (vault, path, key, target) = try Self.populated()
+        let version1 = try Self.row(path, lookupID: target)
+        try vault.set("v2", service: "target", account: "alice")
+        vault.close()
+        Self.put(version1, in: path)
+
+        let reopened = try Vault.open(at: path, key: key)
+        #expect(throws: Self.rowsChanged) { try reopened.string(service: "target", account: "alice") }
+        #expect(throws: Self.rowsChanged) { try reopened.item(service: "target", account: "alice") }
+        #expect(throws: Self.rowsChanged) { try reopened.verify() }
+        #expect(throws: Self.rowsChanged) { try reopened.delete(service: "target", account: "alice") }
+        #expect(throws: Self.rowsChanged) { try reopened.rekey() }
+    }
+
+    @Test func aDeletedItemPutBackIsDetected() throws {
+        let (vault, path, key, target) = try Self.populated()
+        let saved = try Self.row(path, lookupID: target)
+        try vault.delete(service: "target", account: "alice")
+        vault.close()
+        Self.put(saved, in: path)
+
+        let reopened = try Vault.open(at: path, key: key)
+        #expect(throws: Self.rowsChanged) { try reopened.string(service: "target", account: "alice") }
+        #expect(throws: Self.rowsChanged) { try reopened.items(service: "target") }
+    }
+
+    /// Rolling back the row *and* its manifest bucket leaves the root, in the header,
+    /// disagreeing; rolling back the root too needs its tag, which only the key makes.
+    @Test func anOlderRowWithItsOlderManifestIsDetectedByTheRoot() throws {
+        let (vault, path, key, target) = try Self.populated()
+        let version1 = try Self.row(path, lookupID: target)
+        let buckets = RawDatabase(path).rows("SELECT bucket, digest FROM vault_manifest")
+        try vault.set("v2", service: "target", account: "alice")
+        vault.close()
+        Self.put(version1, in: path)
+        let database = RawDatabase(path)
+        database.execute("DELETE FROM vault_manifest")
+        for bucket in buckets {
+            // RawDatabase.rows hex-encodes an integer's decimal text: decode it back.
+            let digits = stride(from: 0, to: bucket[0].count, by: 2).map { offset in
+                let start = bucket[0].index(bucket[0].startIndex, offsetBy: offset)
+                return Character(UnicodeScalar(UInt8(bucket[0][start..<bucket[0].index(start, offsetBy: 2)], radix: 16)!))
+            }
+            database.execute("INSERT INTO vault_manifest VALUES (\(String(digits)), x'\(bucket[1])')")
+        }
+        #expect(database.integer("SELECT count(*) FROM vault_manifest") == Int64(buckets.count))
+
+        let reopened = try Vault.open(at: path, key: key)
+        #expect(throws: VaultError.tampered(reason: "manifest buckets do not match the manifest root")) {
+            try reopened.string(service: "target", account: "alice")
+        }
+    }
+
+    @Test func aReplacedOrForgedManifestRootIsDetected() throws {
+        let (vault, path, key, _) = try Self.populated()
+        let old = RawDatabase(path).rows("SELECT manifest_root, manifest_tag FROM vault_header")[0]
+        try vault.set("other", service: "target", account: "bob")
+        vault.close()
+
+        // An older root with its valid tag: the buckets no longer add up to it.
+        RawDatabase(path).execute("UPDATE vault_header SET manifest_root = x'\(old[0])', manifest_tag = x'\(old[1])'")
+        let reopened = try Vault.open(at: path, key: key)
+        #expect(throws: VaultError.tampered(reason: "manifest buckets do not match the manifest root")) { try reopened.verify() }
+        reopened.close()
+
+        // A root made up by the attacker (for example the XOR of observed roots) has no valid tag.
+        RawDatabase(path).execute("UPDATE vault_header SET manifest_root = randomblob(32)")
+        let again = try Vault.open(at: path, key: key)
+        #expect(throws: VaultError.tampered(reason: "manifest root failed authentication")) {
+            try again.string(service: "target", account: "alice")
+        }
+        #expect(throws: VaultError.tampered(reason: "manifest root failed authentication")) {
+            try again.set("v3", service: "fresh", account: "carol")
+        }
+    }
+
+    /// While a process has the vault open and has verified it, another connection
+    /// deletes a row: SQLite's data_version tells the reader to check again.
+    @Test func tamperingWhileTheVaultIsOpenIsDetectedOnTheNextRead() throws {
+        let (vault, path, _, target) = try Self.populated()
+        #expect(try vault.verify() == 51)
+        #expect(try vault.string(service: "target", account: "alice") == "v1")
+        RawDatabase(path).execute("DELETE FROM vault_items WHERE lookup_id = x'\(target)'")
+        #expect(throws: Self.rowsChanged) { try vault.string(service: "target", account: "alice") }
+    }
+
+    /// The documented limit (docs/THREAT-MODEL.md): a whole older copy of the file is
+    /// self-consistent, so nothing in the file can tell it from the current one.
+    @Test func anOlderCopyOfTheWholeFileIsNotDetectable() throws {
+        let (vault, path, key, _) = try Self.populated()
+        vault.close()  // the last connection checkpoints the WAL into the file
+        let copy = Fixtures.bytes(of: path)
+        let current = try Vault.open(at: path, key: key)
+        try current.set("v2", service: "target", account: "alice")
+        current.close()
+        Fixtures.write(copy, to: path)
+
+        let restored = try Vault.open(at: path, key: key)
+        #expect(try restored.string(service: "target", account: "alice") == "v1")
+        #expect(try restored.verify() == 51)
+    }
+
+    /// Every kind of write, through several handles, batches that catch errors and go
+    /// on, a passphrase change and a re-key: the manifest always matches the rows, here
+    /// and for the independent reader of docs/FORMAT.md.
+    @Test func everyWriteKeepsTheManifestExact() throws {
+        let (first, path, key) = try Fixtures.keyVault()
+        let second = try Vault.open(at: path, key: key)
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<300 {
+            let vault = round % 2 == 0 ? first : second
+            let service = "s\(Int.random(in: 0..<3, using: &generator))"
+            let account = "a\(Int.random(in: 0..<40, using: &generator))"
+            switch Int.random(in: 0..<7, using: &generator) {
+            case 0: try vault.set("v\(round)", service: service, account: account)
+            case 1: _ = try? vault.add("v\(round)", service: service, account: account)
+            case 2: _ = try? vault.update("v\(round)", service: service, account: account, label: "l\(round)")
+            case 3: try vault.delete(service: service, account: account)
+            case 4 where round % 50 == 4: try vault.deleteAll(service: service)
+            case 5:
+                try vault.batch { batch in
+                    for offset in 0..<5 {
+                        // Duplicates and missing items throw inside the batch, which goes on.
+                        _ = try? batch.add("b\(round)", service: service, account: "a\(offset)")
+                        _ = try? batch.update("u\(round)", service: service, account: "a\(offset + 20)")
+                        try batch.set("x\(round)", service: service, account: "a\(offset + 30)")
+                        try batch.delete(service: service, account: "a\(offset + 10)")
+                    }
+                }
+            case 6 where round % 100 == 6: try vault.rekey()
+            default: _ = try vault.items(service: service)
+            }
+        }
+        try first.changePassphrase(to: "now a passphrase", kdf: testKDF)
+        let count = try first.verify()
+        #expect(try second.verify() == count)
+        #expect(count == (try first.items()).count)
+        first.close()
+        second.close()
+
+        let reopened = try Vault.open(at: path, passphrase: "now a passphrase")
+        #expect(try reopened.verify() == count)
+        if FormatTests.readerIsAvailable {
+            let result = try ChildProcess.run("/usr/bin/env", ["python3", FormatTests.reader, path],
+                                              environment: ChildProcess.cleanEnvironment(["VAULT_PASSPHRASE": "now a passphrase"]))
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.split(separator: "\n").count == count)
+        }
+    }
+
+    /// A vault written before the manifest existed (format 1) is upgraded in place when
+    /// opened, and protected from then on.
+    @Test func aFormat1VaultIsUpgradedAndProtectedFromThenOn() throws {
+        let (vault, path, key, target) = try Self.populated()
+        vault.close()
+        RawDatabase(path).execute("""
+            DROP TABLE vault_manifest;
+            ALTER TABLE vault_header DROP COLUMN manifest_root;
+            ALTER TABLE vault_header DROP COLUMN manifest_tag;
+            UPDATE vault_header SET format_version = 1;
+            PRAGMA user_version = 1;
+            """)
+
+        let upgraded = try Vault.open(at: path, key: key)
+        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 2)
+        #expect(RawDatabase(path).integer("PRAGMA user_version") == 2)
+        #expect(try upgraded.verify() == 51)
+        #expect(try upgraded.string(service: "target", account: "alice") == "v1")
+        RawDatabase(path).execute("DELETE FROM vault_items WHERE lookup_id = x'\(target)'")
+        #expect(throws: Self.rowsChanged) { try upgraded.string(service: "target", account: "alice") }
+    }
+}
