@@ -62,6 +62,36 @@ let benchmarks: @Sendable () -> Void = {
             teardown: { getState.value?.0.close(); getState.value = nil }
         )
 
+        // MARK: get after another connection's commit
+
+        // What a process pays when another one wrote since its last call: SQLite's
+        // data_version changed, so the get verifies the manifest root and its item's
+        // bucket again. The other connection's durable write is not measured.
+        let sharedState = Shared<(reader: Vault, writer: Vault, indices: IndexStream)>()
+        Benchmark(
+            "get after another connection's write @\(label)",
+            configuration: Bench.configuration(maxDuration: .seconds(3), maxIterations: 1_000),
+            closure: { benchmark in
+                var (reader, writer, indices) = sharedState.value!
+                let written = indices.next()
+                try! writer.set(secret, service: Bench.service(written), account: Bench.account(written))
+                let index = indices.next()
+                benchmark.startMeasurement()
+                blackHole(try! reader.secret(service: Bench.service(index), account: Bench.account(index)))
+                benchmark.stopMeasurement()
+                sharedState.value = (reader, writer, indices)
+            },
+            setup: {
+                let fixture = try VaultFixture.withItems(count)
+                sharedState.value = (try fixture.open(), try fixture.open(), IndexStream(bound: count, seed: 7))
+            },
+            teardown: {
+                sharedState.value?.reader.close()
+                sharedState.value?.writer.close()
+                sharedState.value = nil
+            }
+        )
+
         // MARK: set (durable, as shipped)
 
         // Updates existing items, so the vault stays at its size; each call is one
@@ -130,6 +160,18 @@ let benchmarks: @Sendable () -> Void = {
         closure: { benchmark in
             for _ in benchmark.scaledIterations {
                 blackHole(try! listState.value!.items(service: Bench.service(7)))
+            }
+        },
+        setup: listSetup, teardown: listTeardown
+    )
+    // The whole-vault check (`vault verify`): every row against the manifest, then
+    // every record opened, as the listing of all items does.
+    Benchmark(
+        "verify @\(Bench.countLabel(largest))",
+        configuration: Bench.configuration(maxDuration: .seconds(5), maxIterations: 20, warmup: 1),
+        closure: { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(try! listState.value!.verify())
             }
         },
         setup: listSetup, teardown: listTeardown

@@ -25,6 +25,28 @@ let benchmarks: @Sendable () -> Void = {
         )
     }
 
+    // MARK: Raw key, then the first read
+
+    // What a short-lived process pays before its first answer: opening, then a get that
+    // verifies the manifest root (one row per non-empty bucket, at most 1,024) and the
+    // bucket of the item it reads (about n/1,024 rows).
+    for count in Bench.itemCounts {
+        Benchmark(
+            "open with raw key + first get @\(Bench.countLabel(count))",
+            configuration: Bench.configuration(maxDuration: .seconds(2), maxIterations: 2_000),
+            closure: { benchmark in
+                let fixture = try! VaultFixture.withItems(count)
+                let index = Int.random(in: 0..<count)
+                benchmark.startMeasurement()
+                let vault = try! fixture.open()
+                blackHole(try! vault.secret(service: Bench.service(index), account: Bench.account(index)))
+                benchmark.stopMeasurement()
+                vault.close()
+            },
+            setup: { _ = try VaultFixture.withItems(count) }
+        )
+    }
+
     // MARK: Passphrase, per preset
 
     let presets: [(String, KDFParameters, Int)] = Bench.isQuick

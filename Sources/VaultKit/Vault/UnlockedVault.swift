@@ -62,9 +62,11 @@ struct UnlockedVault {
     /// process and last applies the manifest changes `body`'s writes recorded, so rows
     /// and manifest always commit together.
     mutating func writeTransaction<Result>(_ body: (UnlockedVault) throws(VaultError) -> Result) throws(VaultError) -> Result {
-        try database.writeTransaction { () throws(VaultError) in
+        // Changes of a transaction that rolls back must not outlive it.
+        manifestChanges.removeAll()
+        defer { manifestChanges.removeAll() }
+        return try database.writeTransaction { () throws(VaultError) in
             try refreshKeysIfRekeyed()
-            manifestChanges.removeAll()
             let result = try body(self)
             try applyManifestChanges()
             return result
