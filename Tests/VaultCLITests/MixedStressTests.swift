@@ -72,6 +72,8 @@ import VaultKit
         for acks in cliAcks { Self.replay(acks, into: &expected) }
 
         let vault = try Vault.open(at: path, key: key)
+        // Rows and manifest stayed in step through every process's writes.
+        #expect(try vault.verify() == expected.count)
         var actual: [String: String] = [:]
         for item in try vault.items(service: "stress") {
             actual[item.account] = try vault.string(service: "stress", account: item.account)

@@ -44,6 +44,7 @@ import VaultKit
         }
         let items = try local.items(service: "svc")
         #expect(items.count == (processes + 1) * writes)
+        #expect(try local.verify() == (processes + 1) * writes + 1)
         for index in 0..<processes {
             #expect(try local.string(service: "svc", account: "p\(index)-\(writes - 1)") == "v-p\(index)-\(writes - 1)")
         }
@@ -67,6 +68,7 @@ import VaultKit
             #expect(acknowledged >= target)
 
             let reopened = try Vault.open(at: path, key: key)
+            #expect(try reopened.verify() >= acknowledged + 1)
             for index in 0...acknowledged {
                 #expect(try reopened.string(service: "svc", account: "k-\(index)") == "v-k-\(index)")
             }
