@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for a bounded time.
 #   Fuzz/run.sh [SECONDS_PER_TARGET]     default 30; CI runs this with the default
-#   Fuzz/run.sh --make-seeds             regenerate the committed seed vaults
+#   Fuzz/run.sh --make-seeds             write seed vaults of the current format (seed-vN-*.vault)
 # Crashes are written to Fuzz/Artifacts/ and make the script fail.
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -1,8 +1,10 @@
 // libFuzzer target: arbitrary bytes as a whole vault file.
 //
-// Opens the bytes as a vault with a fixed key and reads everything it can. Only typed
+// Opens the bytes as a vault with a fixed key, reads everything it can, verifies the
+// whole manifest and writes one item (through the manifest update path). Only typed
 // VaultErrors may come out: no crash, no hang (the busy timeout is short), and never
-// an item whose record did not authenticate.
+// an item whose record did not authenticate. The seeds include format-1 vaults
+// (seed-N.vault, upgraded when opened) and format-2 ones (seed-v2-N.vault).
 import Foundation
 import FuzzSupport
 @testable import VaultKit
@@ -17,9 +19,13 @@ func fuzzVaultFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     FileManager.default.createFile(atPath: fuzzPath, contents: contents, attributes: [.posixPermissions: 0o600])
     do {
         let vault = try Vault.open(at: fuzzPath, key: fuzzKey, busyTimeout: .milliseconds(10))
-        for item in try vault.items() {
-            _ = try vault.secret(service: item.service, account: item.account)
-        }
+        do {
+            for item in try vault.items() {
+                _ = try vault.secret(service: item.service, account: item.account)
+            }
+        } catch is VaultError {}
+        do { _ = try vault.verify() } catch is VaultError {}
+        try vault.set("fuzz", service: "svc0", account: "acct1")
     } catch is VaultError {
         // Expected for almost every input.
     } catch {
@@ -31,7 +37,7 @@ func fuzzVaultFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 /// `VAULTKIT_FUZZ_MAKE_SEEDS=DIR`: write small valid vaults into DIR, then exit.
 if let directory = ProcessInfo.processInfo.environment["VAULTKIT_FUZZ_MAKE_SEEDS"] {
     for (index, count) in [0, 1, 5].enumerated() {
-        let path = "\(directory)/seed-\(index).vault"
+        let path = "\(directory)/seed-v\(VaultHeader.currentFormatVersion)-\(index).vault"
         unlink(path)
         let vault = try! Vault.create(at: path, key: fuzzKey)
         for item in 0..<count {

@@ -167,6 +167,70 @@ import VaultKit
         #expect(try restored.verify() == 51)
     }
 
+    static let trials = ProcessInfo.processInfo.environment["VAULTKIT_STRESS"] == "1" ? 500 : 40
+
+    /// Random rollback attacks on copies of one vault with a history: each deletes rows,
+    /// puts back older versions of rows, or resurrects deleted items (one to three at a
+    /// time, mixed). Every one must be reported by `verify()`, and every attacked item
+    /// that a read can name must fail to read.
+    @Test func randomRollbackAttacksAreAllDetected() throws {
+        let (vault, path, key) = try Fixtures.keyVault()
+        // Every version each row ever had, keyed by lookup id, and the item it belongs to.
+        var history: [String: [Row]] = [:]
+        var owner: [String: (service: String, account: String)] = [:]
+        func snapshot() { for row in Self.rows(path) where history[row[0]]?.last != row { history[row[0], default: []].append(row) } }
+        for round in 0..<120 {
+            let account = "a\(Int.random(in: 0..<30))"
+            if round % 5 == 4 {
+                try vault.delete(service: "s", account: account)
+            } else {
+                let before = Set(Self.rows(path).map { $0[0] })
+                try vault.set("v\(round)", service: "s", account: account)
+                for added in Set(Self.rows(path).map { $0[0] }).subtracting(before) { owner[added] = ("s", account) }
+            }
+            snapshot()
+        }
+        vault.close()
+        let original = Fixtures.bytes(of: path)
+        let current = Dictionary(uniqueKeysWithValues: Self.rows(path).map { ($0[0], $0) })
+        let rolledBackCandidates = history.filter { $0.value.count > 1 || current[$0.key] == nil }.map(\.key)
+        try #require(!rolledBackCandidates.isEmpty && !current.isEmpty)
+
+        var detected = 0
+        for trial in 0..<Self.trials {
+            let copy = Fixtures.vaultPath("rollback-\(trial)")
+            Fixtures.write(original, to: copy)
+            var attacked: Set<String> = []
+            for _ in 0..<Int.random(in: 1...3) {
+                switch Int.random(in: 0..<2) {
+                case 0:  // delete a current row
+                    let victim = current.keys.randomElement()!
+                    RawDatabase(copy).execute("DELETE FROM vault_items WHERE lookup_id = x'\(victim)'")
+                    attacked.insert(victim)
+                default:  // put back an older version of a row, or a deleted item's last row
+                    let victim = rolledBackCandidates.randomElement()!
+                    let older = history[victim]!.filter { $0 != current[victim] }.randomElement()!
+                    Self.put(older, in: copy)
+                    attacked.insert(victim)
+                }
+            }
+            let opened = try Vault.open(at: copy, key: key)
+            do {
+                _ = try opened.verify()
+                Issue.record("trial \(trial): rollback of \(attacked.count) row(s) not detected")
+            } catch {
+                #expect(error == Self.rowsChanged, "trial \(trial)")
+                detected += 1
+            }
+            if let victim = attacked.first, let names = owner[victim] {
+                #expect(throws: Self.rowsChanged) { try opened.secret(service: names.service, account: names.account) }
+            }
+            opened.close()
+            for suffix in ["", "-wal", "-shm"] { unlink(copy + suffix) }
+        }
+        #expect(detected == Self.trials)
+    }
+
     /// Every kind of write, through several handles, batches that catch errors and go
     /// on, a passphrase change and a re-key: the manifest always matches the rows, here
     /// and for the independent reader of docs/FORMAT.md.

@@ -62,6 +62,29 @@ final class ManifestCheck {
     var rootVerified = false
     var allBucketsVerified = false
     var verifiedBuckets = [Bool](repeating: false, count: Manifest.bucketCount)
+    /// Set for the length of a write transaction: no other connection can commit while
+    /// it holds the write lock, so `data_version` is read once, not once per write.
+    var holdsWriteLock = false
+
+    /// A memo of `manifestBucketTerm(bucket, digest)` under the current keys: checking
+    /// the root again after another process's write re-hashes only the buckets whose
+    /// digest changed. A cache of a pure function, not of a verdict; cleared with the keys.
+    private var termDigests = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
+    private var terms = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
+
+    func bucketTerm(_ bucket: Int, digest: ManifestDigest, keys: KeyHierarchy) -> ManifestDigest {
+        if termDigests[bucket] == digest, !digest.isZero { return terms[bucket] }
+        let term = keys.manifestBucketTerm(bucket: bucket, digest: digest)
+        termDigests[bucket] = digest
+        terms[bucket] = term
+        return term
+    }
+
+    /// Forgets the memo of bucket terms: the manifest key changed.
+    func keysChanged() {
+        reset()
+        for index in termDigests.indices { termDigests[index] = .zero }
+    }
 
     func covers(bucket: Int?) -> Bool {
         guard rootVerified else { return false }
@@ -125,8 +148,8 @@ extension UnlockedVault {
         for (bucket, delta) in manifestChanges.deltas where !delta.isZero {
             let old = try storedDigest(bucket: bucket)
             let new = old ^ delta
-            if !old.isZero { root ^= keys.manifestBucketTerm(bucket: bucket, digest: old) }
-            if !new.isZero { root ^= keys.manifestBucketTerm(bucket: bucket, digest: new) }
+            if !old.isZero { root ^= manifestCheck.bucketTerm(bucket, digest: old, keys: keys) }
+            if !new.isZero { root ^= manifestCheck.bucketTerm(bucket, digest: new, keys: keys) }
             try database.setManifestDigest(bucket: bucket, new)
         }
         try database.writeManifestRoot(root, tag: keys.manifestRootTag(root))
@@ -158,8 +181,11 @@ extension UnlockedVault {
     ///   or added behind VaultKit's back, or the manifest itself was altered; also when
     ///   another process re-keyed the vault (see ``verifyManifestFollowingRekey(bucket:force:)``).
     func ensureManifestVerified(bucket: Int?, force: Bool = false) throws(VaultError) {
-        let version = try database.dataVersion()
-        if force || version != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: version) }
+        if force {
+            manifestCheck.reset(dataVersion: try database.dataVersion())
+        } else if !manifestCheck.holdsWriteLock {
+            try forgetManifestChecksIfOthersCommitted()
+        }
         if manifestCheck.covers(bucket: bucket) { return }
         try database.readTransaction { () throws(VaultError) in
             // Everything below is checked in one snapshot, pinned by its first read.
@@ -181,6 +207,12 @@ extension UnlockedVault {
             }
             if let bucket { manifestCheck.verifiedBuckets[bucket] = true } else { manifestCheck.allBucketsVerified = true }
         }
+    }
+
+    /// Forgets what was verified if another connection committed since it was.
+    func forgetManifestChecksIfOthersCommitted() throws(VaultError) {
+        let version = try database.dataVersion()
+        if version != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: version) }
     }
 
     /// ``ensureManifestVerified(bucket:force:)`` for calls outside a write transaction:
@@ -207,7 +239,7 @@ extension UnlockedVault {
                 throw .tampered(reason: "invalid manifest bucket")
             }
             digests[Int(bucket)] = digest
-            computedRoot ^= keys.manifestBucketTerm(bucket: Int(bucket), digest: digest)
+            computedRoot ^= manifestCheck.bucketTerm(Int(bucket), digest: digest, keys: keys)
         }
         guard computedRoot == root else { throw .tampered(reason: "manifest buckets do not match the manifest root") }
         return digests

@@ -54,7 +54,7 @@ struct UnlockedVault {
         guard newKeys.keyCheck == newHeader.masterKeyCheck else { throw .tampered(reason: "master key check does not match") }
         keys = newKeys
         header = newHeader
-        manifestCheck.reset()
+        manifestCheck.keysChanged()
         return true
     }
 
@@ -64,9 +64,15 @@ struct UnlockedVault {
     mutating func writeTransaction<Result>(_ body: (UnlockedVault) throws(VaultError) -> Result) throws(VaultError) -> Result {
         // Changes of a transaction that rolls back must not outlive it.
         manifestChanges.removeAll()
-        defer { manifestChanges.removeAll() }
+        defer {
+            manifestChanges.removeAll()
+            manifestCheck.holdsWriteLock = false
+        }
         return try database.writeTransaction { () throws(VaultError) in
             try refreshKeysIfRekeyed()
+            // What other connections committed before this lock was taken, once.
+            try forgetManifestChecksIfOthersCommitted()
+            manifestCheck.holdsWriteLock = true
             let result = try body(self)
             try applyManifestChanges()
             return result

@@ -265,7 +265,7 @@ public final class Vault: Sendable {
             }
             vault.keys = newKeys
             vault.header = header
-            vault.manifestCheck.reset()
+            vault.manifestCheck.keysChanged()
         }
     }
 
