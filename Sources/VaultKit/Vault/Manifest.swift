@@ -40,14 +40,31 @@ enum Manifest {
 /// A class so the ``UnlockedVault`` copy inside a ``VaultBatch`` records into the same
 /// transaction; it is only ever used under the ``Vault``'s mutex.
 final class ManifestChanges {
-    private(set) var deltas: [Int: ManifestDigest] = [:]
+    /// Per bucket, the XOR delta; flat arrays rather than a dictionary, because a bulk
+    /// import toggles once per item.
+    private var deltas = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
+    private var isTouched = [Bool](repeating: false, count: Manifest.bucketCount)
+    /// The buckets with a delta, in first-touched order.
+    private(set) var touched: [Int] = []
+
+    var isEmpty: Bool { touched.isEmpty }
+
+    func delta(_ bucket: Int) -> ManifestDigest { deltas[bucket] }
 
     func toggle(bucket: Int, term: ManifestDigest) {
-        deltas[bucket, default: .zero] ^= term
+        if !isTouched[bucket] {
+            isTouched[bucket] = true
+            touched.append(bucket)
+        }
+        deltas[bucket] ^= term
     }
 
     func removeAll() {
-        deltas.removeAll(keepingCapacity: true)
+        for bucket in touched {
+            deltas[bucket] = .zero
+            isTouched[bucket] = false
+        }
+        touched.removeAll(keepingCapacity: true)
     }
 }
 
@@ -143,9 +160,11 @@ extension UnlockedVault {
     /// write transaction. Refuses to build on a root whose tag does not verify.
     func applyManifestChanges() throws(VaultError) {
         defer { manifestChanges.removeAll() }
-        guard !manifestChanges.deltas.isEmpty else { return }
+        guard !manifestChanges.isEmpty else { return }
         var root = try verifiedStoredRoot()
-        for (bucket, delta) in manifestChanges.deltas where !delta.isZero {
+        for bucket in manifestChanges.touched {
+            let delta = manifestChanges.delta(bucket)
+            if delta.isZero { continue }
             let old = try storedDigest(bucket: bucket)
             let new = old ^ delta
             if !old.isZero { root ^= manifestCheck.bucketTerm(bucket, digest: old, keys: keys) }
@@ -192,16 +211,16 @@ extension UnlockedVault {
             let computed = try Self.computeDigests(database: database, keys: keys, bucket: bucket)
             let snapshotVersion = try database.dataVersion()
             if snapshotVersion != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: snapshotVersion) }
-            let pending = manifestChanges.deltas
+            let pending = manifestChanges
             if let bucket, manifestCheck.rootVerified {
                 // The root was verified in this same data version: one bucket row will do.
-                let expected = try storedDigest(bucket: bucket) ^ pending[bucket, default: .zero]
+                let expected = try storedDigest(bucket: bucket) ^ pending.delta(bucket)
                 guard computed[0] == expected else { throw Self.rowsChanged }
             } else {
                 let stored = try verifiedStoredBuckets()
                 manifestCheck.rootVerified = true
                 let buckets = bucket.map { [$0] } ?? Array(0..<Manifest.bucketCount)
-                for (index, bucket) in buckets.enumerated() where computed[index] != stored[bucket] ^ pending[bucket, default: .zero] {
+                for (index, bucket) in buckets.enumerated() where computed[index] != stored[bucket] ^ pending.delta(bucket) {
                     throw Self.rowsChanged
                 }
             }
