@@ -68,6 +68,16 @@ final class SQLiteConnection {
         return try body(statement)
     }
 
+    /// The pager's data version (`SQLITE_FCNTL_DATA_VERSION`): it changes when this
+    /// connection commits, or when a read transaction of this connection first sees a
+    /// commit by another one. Read right after a statement, it names the snapshot the
+    /// statement read; no SQL runs, so it costs far less than `PRAGMA data_version`.
+    var dataVersion: UInt32 {
+        var version: UInt32 = 0
+        _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
+        return version
+    }
+
     /// Whether a transaction is open (SQLite is not in autocommit mode).
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

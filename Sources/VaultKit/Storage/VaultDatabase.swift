@@ -410,10 +410,15 @@ final class VaultDatabase {
         try run("PRAGMA user_version = \(version)")
     }
 
-    /// SQLite's `data_version`: changes exactly when *another* connection committed,
-    /// which is when what this process verified of the file may no longer hold.
-    func dataVersion() throws(VaultError) -> Int64 {
-        try integerPragma("data_version")
+    /// The version of the snapshot the last statement read (see
+    /// ``SQLiteConnection/dataVersion``): what a process verified of the file holds
+    /// while it stays the same, and this connection's own commits move it on.
+    var snapshotVersion: Int64 { Int64(connection.dataVersion) }
+
+    /// Starts the read snapshot of an open `BEGIN DEFERRED` transaction with the
+    /// cheapest read there is, so ``snapshotVersion`` names it.
+    func pinSnapshot() throws(VaultError) {
+        try query("SELECT 1 FROM vault_header WHERE singleton = 1") { statement throws(VaultError) in _ = try step(statement) }
     }
 
     // MARK: Plumbing

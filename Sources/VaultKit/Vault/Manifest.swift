@@ -68,9 +68,11 @@ final class ManifestChanges {
     }
 }
 
-/// What this process has verified of the manifest, valid while no other connection
-/// commits (`dataVersion` unchanged). This process's own writes keep what it verified
-/// true, because they update the manifest together with the rows.
+/// What this process has verified of the manifest, valid for the snapshot version
+/// `dataVersion` (see ``VaultDatabase/snapshotVersion``). This connection's own writes
+/// keep what it verified true, because they update the manifest together with the
+/// rows, so after its own commit the check moves on to the new version; a commit by
+/// any other connection makes it start over.
 ///
 /// A class for the same reason as ``ManifestChanges``: a write inside a batch verifies
 /// the bucket it is about to change.
@@ -80,8 +82,13 @@ final class ManifestCheck {
     var allBucketsVerified = false
     var verifiedBuckets = [Bool](repeating: false, count: Manifest.bucketCount)
     /// Set for the length of a write transaction: no other connection can commit while
-    /// it holds the write lock, so `data_version` is read once, not once per write.
+    /// it holds the write lock, so the version is checked once, not once per write.
     var holdsWriteLock = false
+
+    /// After this connection's own commit, from a version this check was valid for.
+    func ownCommit(from before: Int64, to after: Int64) {
+        if dataVersion == before { dataVersion = after } else { reset(dataVersion: after) }
+    }
 
     /// A memo of `manifestBucketTerm(bucket, digest)` under the current keys: checking
     /// the root again after another process's write re-hashes only the buckets whose
@@ -200,17 +207,15 @@ extension UnlockedVault {
     ///   or added behind VaultKit's back, or the manifest itself was altered; also when
     ///   another process re-keyed the vault (see ``verifyManifestFollowingRekey(bucket:force:)``).
     func ensureManifestVerified(bucket: Int?, force: Bool = false) throws(VaultError) {
-        if force {
-            manifestCheck.reset(dataVersion: try database.dataVersion())
-        } else if !manifestCheck.holdsWriteLock {
-            try forgetManifestChecksIfOthersCommitted()
-        }
-        if manifestCheck.covers(bucket: bucket) { return }
+        // Everything below is checked in one snapshot (a write transaction's, if in one).
         try database.readTransaction { () throws(VaultError) in
-            // Everything below is checked in one snapshot, pinned by its first read.
+            if force || !manifestCheck.holdsWriteLock {
+                try database.pinSnapshot()
+                let version = database.snapshotVersion
+                if force || version != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: version) }
+            }
+            if manifestCheck.covers(bucket: bucket) { return }
             let computed = try Self.computeDigests(database: database, keys: keys, bucket: bucket)
-            let snapshotVersion = try database.dataVersion()
-            if snapshotVersion != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: snapshotVersion) }
             let pending = manifestChanges
             if let bucket, manifestCheck.rootVerified {
                 // The root was verified in this same data version: one bucket row will do.
@@ -226,12 +231,6 @@ extension UnlockedVault {
             }
             if let bucket { manifestCheck.verifiedBuckets[bucket] = true } else { manifestCheck.allBucketsVerified = true }
         }
-    }
-
-    /// Forgets what was verified if another connection committed since it was.
-    func forgetManifestChecksIfOthersCommitted() throws(VaultError) {
-        let version = try database.dataVersion()
-        if version != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: version) }
     }
 
     /// ``ensureManifestVerified(bucket:force:)`` for calls outside a write transaction:

@@ -68,15 +68,20 @@ struct UnlockedVault {
             manifestChanges.removeAll()
             manifestCheck.holdsWriteLock = false
         }
-        return try database.writeTransaction { () throws(VaultError) in
+        var versionBefore: Int64 = -1
+        let result = try database.writeTransaction { () throws(VaultError) in
             try refreshKeysIfRekeyed()
-            // What other connections committed before this lock was taken, once.
-            try forgetManifestChecksIfOthersCommitted()
+            // What other connections committed before this lock was taken, checked once:
+            // refreshKeysIfRekeyed's read started this transaction's snapshot.
+            versionBefore = database.snapshotVersion
+            if versionBefore != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: versionBefore) }
             manifestCheck.holdsWriteLock = true
             let result = try body(self)
             try applyManifestChanges()
             return result
         }
+        manifestCheck.ownCommit(from: versionBefore, to: database.snapshotVersion)
+        return result
     }
 
     // MARK: Reading
@@ -128,26 +133,35 @@ struct UnlockedVault {
     }
 
     /// Reads one item, following a re-key by another process once if authentication fails.
+    ///
+    /// When this process has verified the item's manifest bucket, the read is one
+    /// statement, accepted if it read the verified snapshot version (no other connection
+    /// committed since). Otherwise the bucket is verified and the item read in one
+    /// read transaction.
     mutating func read<Result>(
         service: String, account: String,
         _ body: (VaultItem, SecureBuffer, Range<Int>) throws(VaultError) -> Result
     ) throws(VaultError) -> Result {
         try Self.validate(service: service, account: account)
         // A re-key by another process changes every lookup id, so a read that meets one
-        // (in verifying, or as a missing or unauthenticated row) looks again under the
-        // new keys; bounded, should re-keys keep coming.
+        // (as a missing or unauthenticated row, or a manifest under other keys) looks
+        // again under the new keys, once.
         var followedRekey = false
-        for _ in 0..<4 {
+        while true {
             let lookupID = keys.lookupID(service: service, account: account)
-            let keyCheck = keys.keyCheck
+            let bucket = Manifest.bucket(of: lookupID)
             do throws(VaultError) {
-                try verifyManifestFollowingRekey(bucket: Manifest.bucket(of: lookupID))
-                if keys.keyCheck != keyCheck { continue }
-                let result = try database.withSealedItem(lookupID: lookupID) { (_, nonce, sealed) throws(VaultError) in
-                    let (item, plaintext, range) = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed)
-                    return try body(item, plaintext, range)
+                var lookup = Lookup<Result>.unverified
+                if manifestCheck.covers(bucket: bucket) {
+                    lookup = try readRow(lookupID, service: service, account: account, onlyIfVerified: true, body)
                 }
-                if let result { return result }
+                if case .unverified = lookup {
+                    lookup = try database.readTransaction { () throws(VaultError) in
+                        try ensureManifestVerified(bucket: bucket)
+                        return try readRow(lookupID, service: service, account: account, onlyIfVerified: false, body)
+                    }
+                }
+                if case .found(let result) = lookup { return result }
                 if !followedRekey, try refreshKeysIfRekeyed() { followedRekey = true; continue }
                 throw .itemNotFound
             } catch .tampered(let reason) {
@@ -155,7 +169,29 @@ struct UnlockedVault {
                 throw .tampered(reason: reason)
             }
         }
-        throw .itemNotFound
+    }
+
+    private enum Lookup<Value> {
+        case found(Value)
+        case missing
+        /// Read from a snapshot other than the verified one: not to be trusted.
+        case unverified
+    }
+
+    /// One statement's read of one row, then its record opened and handed to `body`.
+    private func readRow<Result>(
+        _ lookupID: [UInt8], service: String, account: String, onlyIfVerified: Bool,
+        _ body: (VaultItem, SecureBuffer, Range<Int>) throws(VaultError) -> Result
+    ) throws(VaultError) -> Lookup<Result> {
+        let isVerified = { database.snapshotVersion == manifestCheck.dataVersion }
+        let found = try database.withSealedItem(lookupID: lookupID) { (_, nonce, sealed) throws(VaultError) -> Lookup<Result> in
+            if onlyIfVerified, !isVerified() { return .unverified }
+            let (item, plaintext, range) = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed)
+            return .found(try body(item, plaintext, range))
+        }
+        if let found { return found }
+        // No row: the statement has finished, and the version still names its snapshot.
+        return onlyIfVerified && !isVerified() ? .unverified : .missing
     }
 
     /// Attributes of every item, or every item of one service, sorted by service then account.
