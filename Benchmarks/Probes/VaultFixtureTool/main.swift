@@ -4,6 +4,7 @@
 //     VaultFixtureTool open PATH RUNS      # median in-process Vault.open (= the KDF + open), ms
 //     VaultFixtureTool import-raw PATH N   # a raw-key vault (fixed test key) filled with N items
 //     VaultFixtureTool get-raw PATH N      # N gets from it, for callgrind
+//     VaultFixtureTool first-get-raw PATH N  # N times: open, one get (verifies the manifest root and a bucket), close
 //
 // Items are named like the suites' fixtures: service svcN.example.com (N = i % 100), account userI.
 import BenchmarkFixtures
@@ -36,6 +37,14 @@ case "import-raw":
     let vault = try Vault.create(at: path, key: testKey)
     try VaultFixture.fill(vault, range: 0..<number)
     vault.close()
+case "first-get-raw":
+    var indices = IndexStream(bound: 1_000)
+    for _ in 0..<number {
+        let vault = try Vault.open(at: path, key: testKey)
+        let index = indices.next()
+        _ = try vault.secret(service: Bench.service(index), account: Bench.account(index))
+        vault.close()
+    }
 case "get-raw":
     let vault = try Vault.open(at: path, key: testKey)
     var indices = IndexStream(bound: 100_000)

@@ -1,8 +1,26 @@
 internal import CSodium
 
-/// A 32-byte manifest value. XOR (`^`) is the only arithmetic the manifest needs, and
-/// a SIMD vector does it in registers, with no heap and no loop.
-typealias ManifestDigest = SIMD32<UInt8>
+/// A 32-byte manifest value, as four words: XOR (`^`) and equality are all the manifest
+/// needs, and on four `UInt64`s they are four instructions each, with no heap. (A
+/// `SIMD32<UInt8>` did the same element by element and cost 16% of a first read.)
+struct ManifestDigest: Equatable, Sendable {
+    private var w0: UInt64 = 0, w1: UInt64 = 0, w2: UInt64 = 0, w3: UInt64 = 0
+
+    static let zero = ManifestDigest()
+
+    static func ^ (lhs: ManifestDigest, rhs: ManifestDigest) -> ManifestDigest {
+        var result = lhs
+        result ^= rhs
+        return result
+    }
+
+    static func ^= (lhs: inout ManifestDigest, rhs: ManifestDigest) {
+        lhs.w0 ^= rhs.w0
+        lhs.w1 ^= rhs.w1
+        lhs.w2 ^= rhs.w2
+        lhs.w3 ^= rhs.w3
+    }
+}
 
 /// The keyed hashes behind the vault-wide manifest (docs/FORMAT.md, "Manifest").
 ///
@@ -76,5 +94,5 @@ extension ManifestDigest {
 
     var bytes: [UInt8] { withUnsafeBytes(of: self) { Array($0) } }
 
-    var isZero: Bool { self == .zero }
+    var isZero: Bool { (w0 | w1 | w2 | w3) == 0 }
 }
