@@ -21,6 +21,13 @@ enum Manifest {
         (Int(lookupID[0]) << 2) | (Int(lookupID[1]) >> 6)
     }
 
+    /// Whether a row's identifying columns have the lengths FORMAT.md gives them.
+    static func isRowIdentity(_ lookupIDCount: Int, _ serviceTagCount: Int, _ nonceCount: Int) -> Bool {
+        lookupIDCount == 32 && serviceTagCount == 32 && nonceCount == SecretBox.nonceByteCount
+    }
+
+    static let badRow = VaultError.corrupted(reason: "invalid item row field length")
+
     static func bucket(of lookupID: [UInt8]) -> Int {
         lookupID.withUnsafeBytes { bucket(of: $0) }
     }
@@ -128,39 +135,30 @@ final class ManifestCheck {
 extension UnlockedVault {
     // MARK: Recording writes (inside a write transaction)
 
-    /// Records that a row version left the vault or entered it (XOR is its own inverse).
+    /// Records that a row version read from the file left the vault or entered it
+    /// (XOR is its own inverse).
     func recordManifestChange(lookupID: UnsafeRawBufferPointer, serviceTag: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer) throws(VaultError) {
-        guard lookupID.count == 32, serviceTag.count == 32, nonce.count == SecretBox.nonceByteCount else {
-            throw .corrupted(reason: "invalid item row field length")
-        }
-        manifestChanges.toggle(bucket: Manifest.bucket(of: lookupID), term: keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce))
+        guard Manifest.isRowIdentity(lookupID.count, serviceTag.count, nonce.count) else { throw Manifest.badRow }
+        toggleManifestTerm(lookupID, serviceTag, nonce)
     }
 
-    /// Records a row version read from the file, given as arrays.
+    /// The same, for a row identity held in arrays.
     func recordManifestChange(lookupID: [UInt8], serviceTag: [UInt8], nonce: [UInt8]) throws(VaultError) {
-        guard lookupID.count == 32, serviceTag.count == 32, nonce.count == SecretBox.nonceByteCount else {
-            throw .corrupted(reason: "invalid item row field length")
+        guard Manifest.isRowIdentity(lookupID.count, serviceTag.count, nonce.count) else { throw Manifest.badRow }
+        lookupID.withUnsafeBytes { lookupID in
+            serviceTag.withUnsafeBytes { serviceTag in nonce.withUnsafeBytes { toggleManifestTerm(lookupID, serviceTag, $0) } }
         }
-        let term = lookupID.withUnsafeBytes { lookupID in
-            serviceTag.withUnsafeBytes { serviceTag in
-                nonce.withUnsafeBytes { nonce in
-                    keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
-                }
-            }
-        }
-        manifestChanges.toggle(bucket: Manifest.bucket(of: lookupID), term: term)
     }
 
-    /// Records a row version this process sealed (its fields have the right lengths).
+    /// The same, for a row this process sealed (its fields have the right lengths).
     func recordManifestChange(_ item: SealedItem) {
-        let term = item.lookupID.withUnsafeBytes { lookupID in
-            item.serviceTag.withUnsafeBytes { serviceTag in
-                item.nonce.withUnsafeBytes { nonce in
-                    keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
-                }
-            }
+        item.lookupID.withUnsafeBytes { lookupID in
+            item.serviceTag.withUnsafeBytes { serviceTag in item.nonce.withUnsafeBytes { toggleManifestTerm(lookupID, serviceTag, $0) } }
         }
-        manifestChanges.toggle(bucket: Manifest.bucket(of: item.lookupID), term: term)
+    }
+
+    private func toggleManifestTerm(_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) {
+        manifestChanges.toggle(bucket: Manifest.bucket(of: lookupID), term: keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce))
     }
 
     /// Applies the recorded changes to the stored buckets and root; call last in the
@@ -292,9 +290,7 @@ extension UnlockedVault {
         let bounds = bucket.map { Manifest.bounds(of: $0) }
         var digests = [ManifestDigest](repeating: .zero, count: bucket == nil ? Manifest.bucketCount : 1)
         try database.forEachRowIdentity(from: bounds?.lower, to: bounds?.upper) { (lookupID, serviceTag, nonce) throws(VaultError) in
-            guard lookupID.count == 32, serviceTag.count == 32, nonce.count == SecretBox.nonceByteCount else {
-                throw .corrupted(reason: "invalid item row field length")
-            }
+            guard Manifest.isRowIdentity(lookupID.count, serviceTag.count, nonce.count) else { throw Manifest.badRow }
             let term = keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
             digests[bucket == nil ? Manifest.bucket(of: lookupID) : 0] ^= term
         }
