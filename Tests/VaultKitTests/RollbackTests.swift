@@ -229,6 +229,7 @@ import VaultKit
             for suffix in ["", "-wal", "-shm"] { unlink(copy + suffix) }
         }
         #expect(detected == Self.trials)
+        print("rollback attacks: \(detected) of \(Self.trials) detected (history of \(history.values.map(\.count).reduce(0, +)) row versions)")
     }
 
     /// Every kind of write, through several handles, batches that catch errors and go

@@ -128,7 +128,8 @@ extension Vault {
     /// The secret of an item, in memory that is zeroed when released.
     ///
     /// - Throws: ``VaultError/itemNotFound``; ``VaultError/tampered(reason:)`` if the
-    ///   stored item was modified or moved.
+    ///   stored item was modified or moved, or if the vault's manifest shows that a row
+    ///   of its bucket (this one included) was deleted or put back at an older version.
     public func secret(service: String, account: String) throws(VaultError) -> SecretBytes {
         try withUnlocked { (vault) throws(VaultError) in
             try vault.read(service: service, account: account) { (_, plaintext, range) throws(VaultError) in
@@ -190,6 +191,10 @@ extension Vault {
 
     /// The attributes (never the secrets) of all items, or of one service's items,
     /// sorted by service and then account.
+    ///
+    /// The whole manifest is checked first (O(n) once, then again only after another
+    /// process writes): an item deleted behind VaultKit's back throws
+    /// ``VaultError/tampered(reason:)`` rather than being silently left out.
     public func items(service: String? = nil) throws(VaultError) -> [VaultItem] {
         try withUnlocked { (vault) throws(VaultError) in try vault.list(service: service) }
     }

@@ -105,6 +105,10 @@ public final class Vault: Sendable {
 
     /// Opens an existing vault with its passphrase.
     ///
+    /// Opening checks nothing beyond the header, whatever the vault's size: each read
+    /// checks what it touches (see ``verify()``). A vault of format 1 (before the
+    /// manifest) is upgraded in place, once, in one transaction.
+    ///
     /// - Throws: ``VaultError/vaultNotFound(path:)``, ``VaultError/notAVault(path:)``,
     ///   ``VaultError/wrongPassphrase``, ``VaultError/unsupportedFormatVersion(_:)``,
     ///   ``VaultError/corrupted(reason:)``, ``VaultError/insecurePermissions(path:mode:)``,
