@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds the `vault` tool and shows it working in a throwaway vault: init, set, get,
-# list, a JSON read, a wrong passphrase, a missing item. Exits non-zero if the round
+# list, a JSON read, a whole-vault check, a wrong passphrase, a missing item. Exits non-zero if the round
 # trip does not give the secret back exactly.
 set -eu
 cd "$(dirname "$0")/.."
@@ -21,6 +21,7 @@ printf '%s\n' 's3cr3t token with spaces' | "$vault" set api.example.com alice --
 got="$("$vault" get api.example.com alice)"
 "$vault" list
 "$vault" get api.example.com alice --json
+"$vault" verify
 VAULT_PASSPHRASE_FILE= VAULT_PASSPHRASE=wrong "$vault" list || echo "status $? (wrong passphrase)"
 "$vault" get api.example.com bob || echo "status $? (item not found)"
 set +x
