@@ -183,15 +183,14 @@ struct UnlockedVault {
         _ lookupID: [UInt8], service: String, account: String, onlyIfVerified: Bool,
         _ body: (VaultItem, SecureBuffer, Range<Int>) throws(VaultError) -> Result
     ) throws(VaultError) -> Lookup<Result> {
-        let isVerified = { database.snapshotVersion == manifestCheck.dataVersion }
         let found = try database.withSealedItem(lookupID: lookupID) { (_, nonce, sealed) throws(VaultError) -> Lookup<Result> in
-            if onlyIfVerified, !isVerified() { return .unverified }
+            if onlyIfVerified, database.snapshotVersion != manifestCheck.dataVersion { return .unverified }
             let (item, plaintext, range) = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed)
             return .found(try body(item, plaintext, range))
         }
         if let found { return found }
         // No row: the statement has finished, and the version still names its snapshot.
-        return onlyIfVerified && !isVerified() ? .unverified : .missing
+        return onlyIfVerified && database.snapshotVersion != manifestCheck.dataVersion ? .unverified : .missing
     }
 
     /// Attributes of every item, or every item of one service, sorted by service then account.
