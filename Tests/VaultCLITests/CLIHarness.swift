@@ -22,6 +22,13 @@ struct CLI {
         environment = ["VAULT_PASSPHRASE": passphrase]
     }
 
+    /// A vault at `directory/test.vault` in a directory the caller made.
+    init(inDirectory directory: String, passphrase: String = "correct horse") {
+        self.directory = directory
+        vaultPath = directory + "/test.vault"
+        environment = ["VAULT_PASSPHRASE": passphrase]
+    }
+
     /// Runs `vault SUBCOMMAND ARGUMENTS... --vault PATH`.
     @discardableResult
     func run(_ arguments: [String], stdin: Data = Data(), env: [String: String] = [:], unset: [String] = [], vault: Bool = true) throws -> ProcessResult {

@@ -163,3 +163,31 @@ import Glibc
         #expect(try cli.run("get", "svc", "acct").stdout == "late secret\n")
     }
 }
+
+/// `vault` on a vault file the user may not read: one line naming the path and the
+/// system's reason, status 1. As root (CI) it runs as `nobody`; otherwise the file's
+/// mode is taken away.
+@Suite struct PermissionDeniedCLITests {
+    @Test(.enabled(if: Unprivileged.isAvailable || geteuid() != 0, "needs root with setpriv, or a non-root user"))
+    func anUnreadableVaultFileFailsWithOneLineAndStatus1() throws {
+        let directory = Unprivileged.worldReadableDirectory()
+        let cli = CLI(inDirectory: directory)
+        try cli.initVault()
+        try cli.set("svc", "acct", "secret")
+        let arguments = ["list", "--vault", cli.vaultPath]
+        let environment = ChildProcess.cleanEnvironment(cli.environment)
+        let result: ProcessResult
+        if Unprivileged.isAvailable {
+            result = try Unprivileged.run(CLI.executable, arguments, environment: environment)
+        } else {
+            chmod(cli.vaultPath, 0)
+            defer { chmod(cli.vaultPath, 0o600) }
+            result = try ChildProcess.run(CLI.executable, arguments, environment: environment)
+        }
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.isOneErrorLine)
+        #expect(result.stderr == "vault: \(cli.vaultPath): permission denied\n", "\(result.stderr)")
+        #expect(try cli.run("get", "svc", "acct").stdout == "secret\n")
+    }
+}

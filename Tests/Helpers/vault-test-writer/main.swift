@@ -9,6 +9,8 @@
 //                                 print "ack set ACCOUNT VALUE" / "ack delete ACCOUNT" after each
 //   vault-test-writer passwd-loop VAULT KEYFILE              change the passphrase to "pass-i", print "ack i"
 //   vault-test-writer rekey-loop VAULT KEYFILE               re-key over and over, print "ack i"
+//   vault-test-writer open-list VAULT KEYFILE                open and list; print "items N", or the error as
+//                                 "error io ERRNO" / "error other DESCRIPTION" (exit 0 either way)
 //
 // The key comes from a file, never from argv.
 import Foundation
@@ -26,6 +28,19 @@ func emit(_ line: String) {
 let arguments = CommandLine.arguments
 guard arguments.count >= 4 else { fail("usage: vault-test-writer MODE VAULT KEYFILE ...") }
 let (mode, path, keyFile) = (arguments[1], arguments[2], arguments[3])
+
+if mode == "open-list" {
+    guard let keyData = FileManager.default.contents(atPath: keyFile) else { fail("cannot read \(keyFile)") }
+    do throws(VaultError) {
+        let vault = try Vault.open(at: path, key: VaultKey(keyData))
+        emit("items \(try vault.items().count)")
+    } catch .io(_, let code) {
+        emit("error io \(code)")
+    } catch {
+        emit("error other \(error)")
+    }
+    exit(0)
+}
 
 do {
     guard let keyData = FileManager.default.contents(atPath: keyFile) else { fail("cannot read \(keyFile)") }
