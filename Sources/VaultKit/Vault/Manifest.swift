@@ -10,8 +10,9 @@
 /// Why buckets, not one digest over all rows: a read must be checked without reading
 /// the whole vault. A process verifies the root (one row per non-empty bucket, at most
 /// 1,024) and then only the bucket of the item it reads (about n/1,024 rows), once;
-/// both stay verified until another connection commits (SQLite's `data_version`), so a
-/// steady stream of reads costs one pragma each. Opening stays O(1).
+/// both stay verified until another connection commits (the connection's snapshot
+/// version, `SQLITE_FCNTL_DATA_VERSION`, read after the row's own statement), so a
+/// steady stream of reads costs one file control each. Opening stays O(1).
 enum Manifest {
     static let bucketBits = 10
     static let bucketCount = 1 << bucketBits
@@ -194,8 +195,9 @@ extension UnlockedVault {
     // MARK: Verifying reads
 
     /// Makes sure the manifest proves the rows a call is about to see or change: the
-    /// bucket of one row, or (`bucket == nil`) every row. Costs one pragma when already
-    /// verified since the last commit by another connection.
+    /// bucket of one row, or (`bucket == nil`) every row. When that was verified and no
+    /// other connection committed since, it costs one one-row read (nothing inside a
+    /// write transaction, which checked once when it took the lock).
     ///
     /// Inside a write transaction it checks that transaction's snapshot, and allows for
     /// the changes this transaction has recorded but not yet applied.
