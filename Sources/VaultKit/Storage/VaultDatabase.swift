@@ -262,23 +262,26 @@ final class VaultDatabase {
         }
     }
 
-    /// Calls `body` with the identifying columns (not the sealed record) of every row
-    /// whose lookup id is in `lower ..< upper` (`nil`: no bound), in lookup id order,
-    /// without copying them: what the manifest is computed from.
+    /// Calls `body` with the identifying columns (not the sealed record) of every row,
+    /// or of the rows whose lookup id is in `range.lower ..< range.upper` (`upper` is
+    /// `nil` for no upper bound), in lookup id order, without copying them: what the
+    /// manifest is computed from.
     func forEachRowIdentity(
-        from lower: [UInt8]?, to upper: [UInt8]?,
+        in range: (lower: [UInt8], upper: [UInt8]?)?,
         _ body: (_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) throws(VaultError) -> Void
     ) throws(VaultError) {
-        let sql = switch (lower, upper) {
-        case (nil, nil): "SELECT lookup_id, service_tag, nonce FROM vault_items ORDER BY lookup_id"
-        case (_, nil): "SELECT lookup_id, service_tag, nonce FROM vault_items WHERE lookup_id >= ?1 ORDER BY lookup_id"
-        case (nil, _): "SELECT lookup_id, service_tag, nonce FROM vault_items WHERE lookup_id < ?2 ORDER BY lookup_id"
-        default: "SELECT lookup_id, service_tag, nonce FROM vault_items WHERE lookup_id >= ?1 AND lookup_id < ?2 ORDER BY lookup_id"
+        let columns = "SELECT lookup_id, service_tag, nonce FROM vault_items"
+        let sql = switch range {
+        case nil: "\(columns) ORDER BY lookup_id"
+        case (_, nil)?: "\(columns) WHERE lookup_id >= ?1 ORDER BY lookup_id"
+        case _?: "\(columns) WHERE lookup_id >= ?1 AND lookup_id < ?2 ORDER BY lookup_id"
         }
         try query(sql) { statement throws(VaultError) in
-            try bind { () throws(SQLiteError) in
-                if let lower { try statement.bind(1, blob: lower) }
-                if let upper { try statement.bind(2, blob: upper) }
+            if let range {
+                try bind { () throws(SQLiteError) in
+                    try statement.bind(1, blob: range.lower)
+                    if let upper = range.upper { try statement.bind(2, blob: upper) }
+                }
             }
             while try step(statement) {
                 try body(statement.blob(0), statement.blob(1), statement.blob(2))

@@ -291,7 +291,7 @@ extension UnlockedVault {
     private static func computeDigests(database: VaultDatabase, keys: KeyHierarchy, bucket: Int?) throws(VaultError) -> [ManifestDigest] {
         let bounds = bucket.map { Manifest.bounds(of: $0) }
         var digests = [ManifestDigest](repeating: .zero, count: bucket == nil ? Manifest.bucketCount : 1)
-        try database.forEachRowIdentity(from: bounds?.lower, to: bounds?.upper) { (lookupID, serviceTag, nonce) throws(VaultError) in
+        try database.forEachRowIdentity(in: bounds) { (lookupID, serviceTag, nonce) throws(VaultError) in
             guard Manifest.isRowIdentity(lookupID.count, serviceTag.count, nonce.count) else { throw Manifest.badRow }
             let term = keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
             digests[bucket == nil ? Manifest.bucket(of: lookupID) : 0] ^= term
