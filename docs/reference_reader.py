@@ -11,7 +11,7 @@ Usage:
 
 Prints one JSON object per item (secret and generic data as hex), sorted by
 service then account, and exits 1 with a message on any authentication failure,
-including a manifest (format 2) that does not match the rows.
+including a manifest that does not match the rows. Reads formats 2 and 3.
 """
 import argparse
 import json
@@ -89,28 +89,53 @@ def xor(a, b):
     return bytes(x ^ y for x, y in zip(a, b))
 
 
+def add(a, b):
+    """Format 3: digests are 256-bit little-endian numbers, added modulo 2^256."""
+    total = (int.from_bytes(a, "little") + int.from_bytes(b, "little")) % (1 << 256)
+    return total.to_bytes(32, "little")
+
+
 ZERO = bytes(32)
 
 
-def verify_manifest(db, manifest_key):
+def header_bytes(version, vault_id, algorithm, salt, ops, mem, nonce, wrapped, check):
+    """FORMAT.md section 6: the header fields the format-3 manifest tag covers."""
+    return (struct.pack("<I", version) + vault_id + lp(algorithm.encode("utf-8")) + lp(salt or b"")
+            + struct.pack("<QQ", ops or 0, mem or 0) + nonce + wrapped + check)
+
+
+def verify_manifest(db, manifest_key, version, header):
     """FORMAT.md "Manifest": bucket digests from the rows, root from the buckets, tag."""
+    combine = add if version >= 3 else xor
     computed = {}
-    for lookup_id, service_tag, item_nonce in db.execute("SELECT lookup_id, service_tag, nonce FROM vault_items"):
+    previous = None
+    for lookup_id, service_tag, item_nonce in db.execute(
+        "SELECT lookup_id, service_tag, nonce FROM vault_items ORDER BY lookup_id"
+    ):
         if len(lookup_id) != 32 or len(service_tag) != 32 or len(item_nonce) != 24:
             fail("invalid item row")
+        if previous is not None and lookup_id <= previous:
+            fail("an item row is stored twice")
+        previous = lookup_id
         bucket = (lookup_id[0] << 2) | (lookup_id[1] >> 6)
         term = keyed_hash(manifest_key, b"\x03" + lookup_id + service_tag + item_nonce)
-        computed[bucket] = xor(computed.get(bucket, ZERO), term)
+        computed[bucket] = combine(computed.get(bucket, ZERO), term)
     stored = {}
     root = ZERO
     for bucket, digest in db.execute("SELECT bucket, digest FROM vault_manifest"):
         if not 0 <= bucket < 1024 or len(digest) != 32 or digest == ZERO:
             fail("invalid manifest bucket")
         stored[bucket] = digest
-        root = xor(root, keyed_hash(manifest_key, b"\x04" + struct.pack("<H", bucket) + digest))
+        root = combine(root, keyed_hash(manifest_key, b"\x04" + struct.pack("<H", bucket) + digest))
     stored_root, stored_tag = db.execute("SELECT manifest_root, manifest_tag FROM vault_header").fetchone()
-    if stored_root is None or stored_tag is None or keyed_hash(manifest_key, b"\x05" + stored_root) != stored_tag:
+    if stored_root is None or stored_tag is None:
         fail("manifest root failed authentication")
+    if version >= 3:
+        expected_tag = keyed_hash(manifest_key, b"\x06" + header + stored_root)
+    else:
+        expected_tag = keyed_hash(manifest_key, b"\x05" + stored_root)
+    if expected_tag != stored_tag:
+        fail("vault header or manifest root failed authentication")
     if root != stored_root:
         fail("manifest buckets do not match the manifest root")
     for bucket in set(computed) | set(stored):
@@ -127,11 +152,11 @@ def main():
     db = sqlite3.connect(f"file:{args.vault}?mode=ro", uri=True)
     if db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
         fail("not a vault")
-    (version, algorithm, salt, ops, mem, nonce, wrapped, check) = db.execute(
-        "SELECT format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, "
+    (version, vault_id, algorithm, salt, ops, mem, nonce, wrapped, check) = db.execute(
+        "SELECT format_version, vault_id, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, "
         "master_key_nonce, wrapped_master_key, master_key_check FROM vault_header WHERE singleton = 1"
     ).fetchone()
-    if version not in (1, 2):
+    if version not in (2, 3):
         fail(f"unsupported format version {version}")
 
     if algorithm == "argon2id13":
@@ -145,6 +170,9 @@ def main():
     else:
         fail(f"unknown kdf {algorithm}")
 
+    if version >= 3:
+        # Format 3 wraps the master key under a key derived for the format (FORMAT.md section 3).
+        kek = keyed_hash(kek, b"VaultKit key wrapping, format 3")
     try:
         master = nacl.secret.SecretBox(kek).decrypt(wrapped, nonce)
     except Exception:
@@ -172,9 +200,9 @@ def main():
             "generic": generic.hex() if generic is not None else None,
             "created": created, "modified": modified, "secret": secret.hex(),
         })
-    if version >= 2:
-        verify_manifest(db, manifest_key)
-    items.sort(key=lambda item: (item["service"], item["account"]))
+    verify_manifest(db, manifest_key, version,
+                    header_bytes(version, vault_id, algorithm, salt, ops, mem, nonce, wrapped, check))
+    items.sort(key=lambda item: (item["service"].encode("utf-8"), item["account"].encode("utf-8")))
     for item in items:
         print(json.dumps(item, ensure_ascii=False, sort_keys=True))
 

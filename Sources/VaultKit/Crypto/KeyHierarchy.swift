@@ -30,6 +30,27 @@ struct KeyHierarchy: Sendable {
         keyCheck = Self.derive(.keyCheck, from: masterKey).withBytes { Array($0) }
     }
 
+    /// The key that wraps the master key in a vault of `formatVersion`: from format 3 on
+    /// `BLAKE2b-256(key = KEK, "VaultKit key wrapping, format 3")`, before it the KEK itself.
+    ///
+    /// Why: a format-3 file rewritten to claim an older version (whose manifest is weaker
+    /// or absent) must not unlock under the older rules. Its master key opens only under
+    /// this derived key, which the older rules never use, so the downgrade fails to
+    /// unwrap, and VaultKit reports it as tampering instead of reading a weakened vault.
+    static func wrappingKey(keyEncryptionKey: SecureBuffer, formatVersion: Int) -> SecureBuffer {
+        guard formatVersion >= VaultHeader.boundWrappingFormatVersion else { return keyEncryptionKey }
+        let label = Array("VaultKit key wrapping, format 3".utf8)
+        return SecureBuffer(count: 32, lockInMemory: true) { output in
+            keyEncryptionKey.withBytes { key in
+                _ = crypto_generichash(
+                    output.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
+                    label, UInt64(label.count),
+                    key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count
+                )
+            }
+        }
+    }
+
     /// A new random master key, locked in memory.
     static func randomMasterKey() -> SecureBuffer {
         SecureBuffer(count: SecretBox.keyByteCount, lockInMemory: true) { Sodium.randomBytes($0) }

@@ -18,7 +18,10 @@ final class VaultDatabase {
     let path: String
     private let connection: SQLiteConnection
 
-    private static let schema = """
+    /// The schema, one statement per object, exactly as SQLite keeps it in `sqlite_schema`
+    /// (the text of each `CREATE`, without its semicolon): ``checkSchema(formatVersion:)``
+    /// compares the file's schema with these texts.
+    private static let headerTable = """
         CREATE TABLE vault_header (
             singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
             format_version INTEGER NOT NULL,
@@ -32,25 +35,56 @@ final class VaultDatabase {
             master_key_check BLOB NOT NULL,
             manifest_root BLOB,
             manifest_tag BLOB
-        ) STRICT;
+        ) STRICT
+        """
+    /// Format 1's header table, and the same after the upgrade's `ALTER TABLE ... ADD COLUMN`s.
+    private static let formatOneHeaderTable = """
+        CREATE TABLE vault_header (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            format_version INTEGER NOT NULL,
+            vault_id BLOB NOT NULL,
+            kdf_algorithm TEXT NOT NULL,
+            kdf_salt BLOB,
+            kdf_opslimit INTEGER,
+            kdf_memlimit INTEGER,
+            master_key_nonce BLOB NOT NULL,
+            wrapped_master_key BLOB NOT NULL,
+            master_key_check BLOB NOT NULL
+        ) STRICT
+        """
+    private static let upgradedHeaderTable = """
+        CREATE TABLE vault_header (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            format_version INTEGER NOT NULL,
+            vault_id BLOB NOT NULL,
+            kdf_algorithm TEXT NOT NULL,
+            kdf_salt BLOB,
+            kdf_opslimit INTEGER,
+            kdf_memlimit INTEGER,
+            master_key_nonce BLOB NOT NULL,
+            wrapped_master_key BLOB NOT NULL,
+            master_key_check BLOB NOT NULL
+        , manifest_root BLOB, manifest_tag BLOB) STRICT
+        """
+    private static let itemsTable = """
         CREATE TABLE vault_items (
             lookup_id BLOB PRIMARY KEY NOT NULL,
             service_tag BLOB NOT NULL,
             nonce BLOB NOT NULL,
             sealed BLOB NOT NULL
-        ) STRICT, WITHOUT ROWID;
-        CREATE INDEX vault_items_by_service ON vault_items (service_tag);
-        """ + manifestSchema
-
+        ) STRICT, WITHOUT ROWID
+        """
+    private static let itemsByServiceIndex = "CREATE INDEX vault_items_by_service ON vault_items (service_tag)"
     /// Format 2's manifest buckets. The header's `manifest_root`/`manifest_tag` columns
     /// may be NULL only in a format-1 file: format 1 created them without, and
     /// `ALTER TABLE ... ADD COLUMN` cannot add a NOT NULL column to existing rows.
-    private static let manifestSchema = """
+    private static let manifestTable = """
         CREATE TABLE vault_manifest (
             bucket INTEGER PRIMARY KEY NOT NULL,
             digest BLOB NOT NULL
-        ) STRICT;
+        ) STRICT
         """
+    private static let schema = [headerTable, itemsTable, itemsByServiceIndex, manifestTable].joined(separator: ";\n") + ";"
 
     // MARK: Opening and creating
 
@@ -90,7 +124,7 @@ final class VaultDatabase {
         try database.writeTransaction { () throws(VaultError) in
             try database.run("PRAGMA application_id = \(applicationID)")
             try database.run("PRAGMA user_version = \(VaultHeader.currentFormatVersion)")
-            try database.run(schema)
+            try database.run(Self.schema)
             try database.insertHeader(header)
             try database.writeManifestRoot(.zero, tag: manifestTag)
         }
@@ -104,6 +138,37 @@ final class VaultDatabase {
         } catch {
             throw Self.translate(error, path: path)
         }
+    }
+
+    /// Checks that the file holds exactly VaultKit's tables and index, defined exactly as
+    /// VaultKit defines them, and nothing else (no trigger, view or extra index).
+    ///
+    /// Why: the rows' integrity rests on the schema. A `vault_items` rebuilt without its
+    /// primary key could hold one lookup id twice; a trigger or view could change what a
+    /// statement does. SQLite keeps each object's `CREATE` text, so comparing texts is
+    /// one cheap query.
+    func checkSchema(formatVersion: Int) throws(VaultError) {
+        var expected: [String: Set<String>] = [
+            "table vault_items": [Self.itemsTable],
+            "index vault_items_by_service": [Self.itemsByServiceIndex],
+        ]
+        if formatVersion >= 2 {
+            expected["table vault_header"] = [Self.headerTable, Self.upgradedHeaderTable]
+            expected["table vault_manifest"] = [Self.manifestTable]
+        } else {
+            expected["table vault_header"] = [Self.formatOneHeaderTable]
+        }
+        var seen = 0
+        try query("SELECT type, name, sql FROM sqlite_schema") { statement throws(VaultError) in
+            while try step(statement) {
+                let key = "\(statement.text(0) ?? "") \(statement.text(1) ?? "")"
+                guard let texts = expected[key], let sql = statement.text(2), texts.contains(sql) else {
+                    throw .tampered(reason: "the vault's database schema was changed")
+                }
+                seen += 1
+            }
+        }
+        guard seen == expected.count else { throw .tampered(reason: "the vault's database schema was changed") }
     }
 
     // MARK: Transactions
@@ -405,7 +470,7 @@ final class VaultDatabase {
     func addManifestSchema() throws(VaultError) {
         try run("ALTER TABLE vault_header ADD COLUMN manifest_root BLOB")
         try run("ALTER TABLE vault_header ADD COLUMN manifest_tag BLOB")
-        try run(Self.manifestSchema)
+        try run(Self.manifestTable)
     }
 
     func setFormatVersion(_ version: Int) throws(VaultError) {

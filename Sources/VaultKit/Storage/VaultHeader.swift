@@ -9,8 +9,14 @@ struct VaultHeader: Sendable {
         case rawKey
     }
 
-    /// 2 added the manifest (docs/FORMAT.md); a format-1 vault is upgraded when opened.
-    static let currentFormatVersion = 2
+    /// 2 added the manifest; 3 made it count rows (a sum instead of XOR), authenticated
+    /// the whole header with it, and bound the key wrapping to the format (docs/FORMAT.md).
+    /// A format-2 vault is verified and upgraded when opened for writing; a format-1
+    /// vault, which has nothing to verify, only by an explicit ``Vault/upgrade(at:passphrase:busyTimeout:)``.
+    static let currentFormatVersion = 3
+    /// The first version whose master key is wrapped under a key derived for the format,
+    /// so that its file cannot be passed off as an older version.
+    static let boundWrappingFormatVersion = 3
     static let vaultIDByteCount = 16
 
     var formatVersion: Int
@@ -35,5 +41,33 @@ struct VaultHeader: Sendable {
             throw .corrupted(reason: "invalid header field length")
         }
         return self
+    }
+
+    /// The header fields the manifest tag authenticates, in the order and encoding of
+    /// docs/FORMAT.md section 6: every column but the manifest's own.
+    var authenticatedBytes: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(200)
+        func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
+        func u64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
+        func lengthPrefixed(_ value: [UInt8]) { u32(UInt32(value.count)); bytes += value }
+        u32(UInt32(formatVersion))
+        bytes += vaultID
+        switch keySource {
+        case .passphrase(let salt, let parameters):
+            lengthPrefixed(Array("argon2id13".utf8))
+            lengthPrefixed(salt)
+            u64(parameters.opsLimit)
+            u64(UInt64(parameters.memoryLimit))
+        case .rawKey:
+            lengthPrefixed(Array("raw".utf8))
+            lengthPrefixed([])
+            u64(0)
+            u64(0)
+        }
+        bytes += masterKeyNonce
+        bytes += wrappedMasterKey
+        bytes += masterKeyCheck
+        return bytes
     }
 }

@@ -1,10 +1,16 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The vault-wide manifest: how a deleted row, or an older copy of a row put back, is
 /// detected (docs/FORMAT.md "Manifest", docs/THREAT-MODEL.md).
 ///
 /// Rows fall into 1,024 buckets by the first 10 bits of their lookup id (random-looking,
-/// so buckets fill evenly). A bucket's digest is the XOR of its rows' terms; the root,
-/// kept in the header with a tag, is the XOR of the non-empty buckets' terms (see
-/// `ManifestHash.swift`). Every write changes the digests of the buckets it touched and
+/// so buckets fill evenly). A bucket's digest is the sum (mod 2^256) of its rows' terms;
+/// the root, kept in the header with a tag over the header too, is the sum of the
+/// non-empty buckets' terms (see `ManifestHash.swift`). Every write changes the digests of the buckets it touched and
 /// the root in its own transaction: O(1) per write, whatever the vault's size.
 ///
 /// Why buckets, not one digest over all rows: a read must be checked without reading
@@ -41,14 +47,16 @@ enum Manifest {
     }
 }
 
-/// The manifest changes of the write transaction in progress: per bucket, the XOR of
-/// the terms of rows removed and added. Applied once, just before the commit, so a
+/// The manifest changes of the write transaction in progress: per bucket, the sum of
+/// the terms of rows added minus those of rows removed. Applied once, just before the commit, so a
 /// batch of 100,000 writes updates each bucket and the root once.
 ///
 /// A class so the ``UnlockedVault`` copy inside a ``VaultBatch`` records into the same
 /// transaction; it is only ever used under the ``Vault``'s mutex.
 final class ManifestChanges {
-    /// Per bucket, the XOR delta; flat arrays rather than a dictionary, because a bulk
+    enum RowChange { case added, removed }
+
+    /// Per bucket, the delta; flat arrays rather than a dictionary, because a bulk
     /// import toggles once per item.
     private var deltas = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
     private var isTouched = [Bool](repeating: false, count: Manifest.bucketCount)
@@ -59,12 +67,15 @@ final class ManifestChanges {
 
     func delta(_ bucket: Int) -> ManifestDigest { deltas[bucket] }
 
-    func toggle(bucket: Int, term: ManifestDigest) {
+    func record(bucket: Int, term: ManifestDigest, _ change: ManifestChanges.RowChange) {
         if !isTouched[bucket] {
             isTouched[bucket] = true
             touched.append(bucket)
         }
-        deltas[bucket] ^= term
+        switch change {
+        case .added: deltas[bucket] += term
+        case .removed: deltas[bucket] -= term
+        }
     }
 
     func removeAll() {
@@ -136,30 +147,29 @@ final class ManifestCheck {
 extension UnlockedVault {
     // MARK: Recording writes (inside a write transaction)
 
-    /// Records that a row version read from the file left the vault or entered it
-    /// (XOR is its own inverse).
-    func recordManifestChange(lookupID: UnsafeRawBufferPointer, serviceTag: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer) throws(VaultError) {
+    /// Records that a row version read from the file left the vault.
+    func recordManifestRemoval(lookupID: UnsafeRawBufferPointer, serviceTag: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer) throws(VaultError) {
         guard Manifest.isRowIdentity(lookupID.count, serviceTag.count, nonce.count) else { throw Manifest.badRow }
-        toggleManifestTerm(lookupID, serviceTag, nonce)
+        recordManifestTerm(lookupID, serviceTag, nonce, .removed)
     }
 
     /// The same, for a row identity held in arrays.
-    func recordManifestChange(lookupID: [UInt8], serviceTag: [UInt8], nonce: [UInt8]) throws(VaultError) {
+    func recordManifestRemoval(lookupID: [UInt8], serviceTag: [UInt8], nonce: [UInt8]) throws(VaultError) {
         guard Manifest.isRowIdentity(lookupID.count, serviceTag.count, nonce.count) else { throw Manifest.badRow }
         lookupID.withUnsafeBytes { lookupID in
-            serviceTag.withUnsafeBytes { serviceTag in nonce.withUnsafeBytes { toggleManifestTerm(lookupID, serviceTag, $0) } }
+            serviceTag.withUnsafeBytes { serviceTag in nonce.withUnsafeBytes { recordManifestTerm(lookupID, serviceTag, $0, .removed) } }
         }
     }
 
-    /// The same, for a row this process sealed (its fields have the right lengths).
-    func recordManifestChange(_ item: SealedItem) {
+    /// Records that a row this process sealed entered the vault (its fields have the right lengths).
+    func recordManifestAddition(_ item: SealedItem) {
         item.lookupID.withUnsafeBytes { lookupID in
-            item.serviceTag.withUnsafeBytes { serviceTag in item.nonce.withUnsafeBytes { toggleManifestTerm(lookupID, serviceTag, $0) } }
+            item.serviceTag.withUnsafeBytes { serviceTag in item.nonce.withUnsafeBytes { recordManifestTerm(lookupID, serviceTag, $0, .added) } }
         }
     }
 
-    private func toggleManifestTerm(_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) {
-        manifestChanges.toggle(bucket: Manifest.bucket(of: lookupID), term: keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce))
+    private func recordManifestTerm(_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer, _ change: ManifestChanges.RowChange) {
+        manifestChanges.record(bucket: Manifest.bucket(of: lookupID), term: keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce), change)
     }
 
     /// Applies the recorded changes to the stored buckets and root; call last in the
@@ -167,29 +177,39 @@ extension UnlockedVault {
     func applyManifestChanges() throws(VaultError) {
         defer { manifestChanges.removeAll() }
         guard !manifestChanges.isEmpty else { return }
-        var root = try verifiedStoredRoot()
+        // The header as stored now, not as this handle last saw it: another process may
+        // have changed the passphrase, and the tag covers the header.
+        var (root, header) = try verifiedStoredRoot()
         for bucket in manifestChanges.touched {
             let delta = manifestChanges.delta(bucket)
             if delta.isZero { continue }
             let old = try storedDigest(bucket: bucket)
-            let new = old ^ delta
-            if !old.isZero { root ^= manifestCheck.bucketTerm(bucket, digest: old, keys: keys) }
-            if !new.isZero { root ^= manifestCheck.bucketTerm(bucket, digest: new, keys: keys) }
+            let new = old + delta
+            if !old.isZero { root -= manifestCheck.bucketTerm(bucket, digest: old, keys: keys) }
+            if !new.isZero { root += manifestCheck.bucketTerm(bucket, digest: new, keys: keys) }
             try database.setManifestDigest(bucket: bucket, new)
         }
-        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root))
+        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: header))
     }
 
-    /// Recomputes the whole manifest from the rows under `keys` (re-key, format upgrade).
-    static func rebuildManifest(database: VaultDatabase, keys: KeyHierarchy) throws(VaultError) {
+    /// Re-tags the stored root for a header this transaction is writing (passphrase change):
+    /// the root is verified under the header stored before.
+    func retagManifestRoot(for newHeader: VaultHeader) throws(VaultError) {
+        let (root, _) = try verifiedStoredRoot()
+        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: newHeader))
+    }
+
+    /// Recomputes the whole manifest from the rows under `keys`, tagged with `header`
+    /// (re-key, format upgrade).
+    static func rebuildManifest(database: VaultDatabase, keys: KeyHierarchy, header: VaultHeader) throws(VaultError) {
         let digests = try computeDigests(database: database, keys: keys, bucket: nil)
         try database.deleteAllManifestBuckets()
         var root = ManifestDigest.zero
         for (bucket, digest) in digests.enumerated() where !digest.isZero {
-            root ^= keys.manifestBucketTerm(bucket: bucket, digest: digest)
+            root += keys.manifestBucketTerm(bucket: bucket, digest: digest)
             try database.setManifestDigest(bucket: bucket, digest)
         }
-        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root))
+        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: header))
     }
 
     // MARK: Verifying reads
@@ -219,13 +239,13 @@ extension UnlockedVault {
             let pending = manifestChanges
             if let bucket, manifestCheck.rootVerified {
                 // The root was verified in this same data version: one bucket row will do.
-                let expected = try storedDigest(bucket: bucket) ^ pending.delta(bucket)
+                let expected = try storedDigest(bucket: bucket) + pending.delta(bucket)
                 guard computed[0] == expected else { throw Self.rowsChanged }
             } else {
                 let stored = try verifiedStoredBuckets()
                 manifestCheck.rootVerified = true
                 let buckets = bucket.map { [$0] } ?? Array(0..<Manifest.bucketCount)
-                for (index, bucket) in buckets.enumerated() where computed[index] != stored[bucket] ^ pending.delta(bucket) {
+                for (index, bucket) in buckets.enumerated() where computed[index] != stored[bucket] + pending.delta(bucket) {
                     throw Self.rowsChanged
                 }
             }
@@ -249,7 +269,7 @@ extension UnlockedVault {
 
     /// The stored digest of every bucket (zero where none), checked against the root.
     private func verifiedStoredBuckets() throws(VaultError) -> [ManifestDigest] {
-        let root = try verifiedStoredRoot()
+        let (root, _) = try verifiedStoredRoot()
         var digests = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
         var computedRoot = ManifestDigest.zero
         try database.forEachManifestBucket { (bucket, bytes) throws(VaultError) in
@@ -257,25 +277,28 @@ extension UnlockedVault {
                 throw .tampered(reason: "invalid manifest bucket")
             }
             digests[Int(bucket)] = digest
-            computedRoot ^= manifestCheck.bucketTerm(Int(bucket), digest: digest, keys: keys)
+            computedRoot += manifestCheck.bucketTerm(Int(bucket), digest: digest, keys: keys)
         }
         guard computedRoot == root else { throw .tampered(reason: "manifest buckets do not match the manifest root") }
         return digests
     }
 
-    /// The header's manifest root, after checking its tag.
-    private func verifiedStoredRoot() throws(VaultError) -> ManifestDigest {
+    /// The header's manifest root, after checking its tag over the header as stored now;
+    /// also that header.
+    private func verifiedStoredRoot() throws(VaultError) -> (ManifestDigest, VaultHeader) {
+        let header = try database.readHeader()
+        guard header.formatVersion == VaultHeader.currentFormatVersion else {
+            throw .tampered(reason: "the vault's format version changed while it was open")
+        }
         let (rootBytes, tagBytes) = try database.readManifestRoot()
         guard let rootBytes, let tagBytes else { throw .tampered(reason: "manifest root is missing") }
         let root = rootBytes.withUnsafeBytes { ManifestDigest(bytes: $0) }
-        let tag = tagBytes.withUnsafeBytes { ManifestDigest(bytes: $0) }
-        guard let root, let tag else { throw .tampered(reason: "invalid manifest root") }
-        let expected = keys.manifestRootTag(root)
-        let valid = withUnsafeBytes(of: expected) { expected in
-            withUnsafeBytes(of: tag) { Sodium.constantTimeEqual(expected, $0) }
+        guard let root, tagBytes.count == 32 else { throw .tampered(reason: "invalid manifest root") }
+        let valid = keys.manifestRootTag(root, header: header).withLittleEndianBytes { expected in
+            tagBytes.withUnsafeBytes { Sodium.constantTimeEqual(expected, $0) }
         }
-        guard valid else { throw .tampered(reason: "manifest root failed authentication") }
-        return root
+        guard valid else { throw .tampered(reason: "vault header or manifest root failed authentication") }
+        return (root, header)
     }
 
     private func storedDigest(bucket: Int) throws(VaultError) -> ManifestDigest {
@@ -288,13 +311,26 @@ extension UnlockedVault {
 
     /// The digests computed from the rows: of one bucket (one element), or of all
     /// buckets (`bucket == nil`, one scan in lookup id order).
-    private static func computeDigests(database: VaultDatabase, keys: KeyHierarchy, bucket: Int?) throws(VaultError) -> [ManifestDigest] {
+    ///
+    /// The scan is in lookup id order, so a lookup id seen twice (a table rebuilt without
+    /// its primary key, or pages edited by hand) shows as one not greater than the one
+    /// before, and is refused: the sum would count both, but a read by key finds one.
+    static func computeDigests(
+        database: VaultDatabase, keys: KeyHierarchy, bucket: Int?,
+        combine: (inout ManifestDigest, ManifestDigest) -> Void = { $0 += $1 }
+    ) throws(VaultError) -> [ManifestDigest] {
         let bounds = bucket.map { Manifest.bounds(of: $0) }
         var digests = [ManifestDigest](repeating: .zero, count: bucket == nil ? Manifest.bucketCount : 1)
+        var previous = [UInt8](repeating: 0, count: 32)
+        var isFirst = true
         try database.forEachRowIdentity(in: bounds) { (lookupID, serviceTag, nonce) throws(VaultError) in
             guard Manifest.isRowIdentity(lookupID.count, serviceTag.count, nonce.count) else { throw Manifest.badRow }
+            let ascending = previous.withUnsafeBytes { memcmp($0.baseAddress!, lookupID.baseAddress!, 32) < 0 }
+            guard isFirst || ascending else { throw .tampered(reason: "an item row is stored twice") }
+            isFirst = false
+            previous.withUnsafeMutableBytes { $0.copyMemory(from: lookupID) }
             let term = keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
-            digests[bucket == nil ? Manifest.bucket(of: lookupID) : 0] ^= term
+            combine(&digests[bucket == nil ? Manifest.bucket(of: lookupID) : 0], term)
         }
         return digests
     }

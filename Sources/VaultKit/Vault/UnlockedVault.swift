@@ -20,20 +20,23 @@ struct UnlockedVault {
 
     // MARK: Keys
 
-    /// Unwraps the master key in `header` with `keyEncryptionKey`, or `nil` if it does not open.
-    static func unwrapMasterKey(_ header: VaultHeader, with keyEncryptionKey: SecureBuffer) -> SecureBuffer? {
-        header.wrappedMasterKey.withUnsafeBytes { wrapped in
+    /// Unwraps the master key in `header` with `keyEncryptionKey` under the rules of the
+    /// header's format version (or of `formatVersion`), or `nil` if it does not open.
+    static func unwrapMasterKey(_ header: VaultHeader, with keyEncryptionKey: SecureBuffer, asFormat formatVersion: Int? = nil) -> SecureBuffer? {
+        let wrappingKey = KeyHierarchy.wrappingKey(keyEncryptionKey: keyEncryptionKey, formatVersion: formatVersion ?? header.formatVersion)
+        return header.wrappedMasterKey.withUnsafeBytes { wrapped in
             header.masterKeyNonce.withUnsafeBytes { nonce in
-                SecretBox.open(sealed: wrapped, nonce: nonce, key: keyEncryptionKey, lockInMemory: true)
+                SecretBox.open(sealed: wrapped, nonce: nonce, key: wrappingKey, lockInMemory: true)
             }
         }
     }
 
-    /// Wraps `masterKey` under `keyEncryptionKey` with a fresh nonce.
+    /// Wraps `masterKey` under `keyEncryptionKey` with a fresh nonce, for the current format.
     static func wrap(masterKey: SecureBuffer, with keyEncryptionKey: SecureBuffer) -> (nonce: [UInt8], wrapped: [UInt8]) {
+        let wrappingKey = KeyHierarchy.wrappingKey(keyEncryptionKey: keyEncryptionKey, formatVersion: VaultHeader.currentFormatVersion)
         var nonce = [UInt8](repeating: 0, count: SecretBox.nonceByteCount)
         let wrapped = nonce.withUnsafeMutableBytes { nonce in
-            SecretBox.seal(plaintextCount: masterKey.count, key: keyEncryptionKey, nonce: nonce) {
+            SecretBox.seal(plaintextCount: masterKey.count, key: wrappingKey, nonce: nonce) {
                 plaintext in masterKey.withBytes { plaintext.copyMemory(from: $0) }
             }
         }
@@ -211,7 +214,12 @@ struct UnlockedVault {
                 items.append(item)
             }
         }
-        items.sort { ($0.service, $0.account) < ($1.service, $1.account) }
+        // By UTF-8 bytes, as docs/CLI.md promises: Swift's String order treats canonically
+        // equivalent spellings (NFC and NFD) as equal, which are different items here.
+        items.sort { lhs, rhs in
+            if !ItemRecord.sameUTF8(lhs.service, rhs.service) { return lhs.service.utf8.lexicographicallyPrecedes(rhs.service.utf8) }
+            return lhs.account.utf8.lexicographicallyPrecedes(rhs.account.utf8)
+        }
         return items
     }
 
@@ -237,7 +245,7 @@ struct UnlockedVault {
             let new = VaultItem(service: service, account: account, label: label, generic: generic, created: now, modified: now)
             let sealed = seal(new, secret: secret, lookupID: lookupID, serviceTag: serviceTag)
             if try insertIfAbsent(sealed) {
-                recordManifestChange(sealed)
+                recordManifestAddition(sealed)
                 return
             }
             if mode == .add { throw .duplicateItem }
@@ -262,9 +270,9 @@ struct UnlockedVault {
         try store(sealed)
         // Recorded only once the row is replaced: a batch may catch an error and go on.
         if let existing {
-            try recordManifestChange(lookupID: lookupID, serviceTag: existing.serviceTag, nonce: existing.nonce)
+            try recordManifestRemoval(lookupID: lookupID, serviceTag: existing.serviceTag, nonce: existing.nonce)
         }
-        recordManifestChange(sealed)
+        recordManifestAddition(sealed)
     }
 
     /// Seals `item` and `secret` into a row under the current keys; the caller computes
@@ -316,7 +324,7 @@ struct UnlockedVault {
         let lookupID = keys.lookupID(service: service, account: account)
         try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
         guard let deleted = try database.delete(lookupID: lookupID) else { return false }
-        try recordManifestChange(lookupID: lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
+        try recordManifestRemoval(lookupID: lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
         return true
     }
 
@@ -324,7 +332,7 @@ struct UnlockedVault {
         try Self.validate(service: service)
         try ensureManifestVerified(bucket: nil)
         return try database.deleteAll(serviceTag: keys.serviceTag(service: service)) { (lookupID, serviceTag, nonce) throws(VaultError) in
-            try recordManifestChange(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
+            try recordManifestRemoval(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
         }
     }
 

@@ -91,7 +91,7 @@ public final class Vault: Sendable {
         )
         let temporary = try FileSystem.createTemporaryFile(besides: path)
         do {
-            try VaultDatabase.initialize(fileAt: temporary, header: header, manifestTag: keys.manifestRootTag(.zero))
+            try VaultDatabase.initialize(fileAt: temporary, header: header, manifestTag: keys.manifestRootTag(.zero, header: header))
             try FileSystem.publish(temporary, at: path)
         } catch {
             FileSystem.removeDatabaseFiles(temporary)
@@ -105,12 +105,15 @@ public final class Vault: Sendable {
 
     /// Opens an existing vault with its passphrase.
     ///
-    /// Opening checks nothing beyond the header, whatever the vault's size: each read
-    /// checks what it touches (see ``verify()``). A vault of format 1 (before the
-    /// manifest) is upgraded in place, once, in one transaction.
+    /// Opening checks the header and the schema, whatever the vault's size: each read
+    /// checks what it touches (see ``verify()``). A vault of format 2 is verified whole
+    /// and upgraded to format 3 in place, once, in one transaction. A vault of format 1,
+    /// which has no manifest to verify, is refused with ``VaultError/formatUpgradeRequired(version:)``:
+    /// see ``upgrade(at:passphrase:busyTimeout:)``.
     ///
     /// - Throws: ``VaultError/vaultNotFound(path:)``, ``VaultError/notAVault(path:)``,
     ///   ``VaultError/wrongPassphrase``, ``VaultError/unsupportedFormatVersion(_:)``,
+    ///   ``VaultError/formatUpgradeRequired(version:)``, ``VaultError/tampered(reason:)``,
     ///   ``VaultError/corrupted(reason:)``, ``VaultError/insecurePermissions(path:mode:)``,
     ///   ``VaultError/io(path:errno:)``.
     public static func open(at path: String, passphrase: String, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
@@ -119,7 +122,33 @@ public final class Vault: Sendable {
 
     /// Opens an existing vault with its passphrase held in protected memory.
     public static func open(at path: String, passphrase: SecretBytes, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
-        try open(at: path, busyTimeout: busyTimeout) { (header) throws(VaultError) in
+        try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: false, passphrase: passphrase)
+    }
+
+    /// Opens an existing vault with its raw key.
+    public static func open(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
+        try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: false, key: key)
+    }
+
+    /// Opens a vault of any format this version reads, upgrading a format-1 vault too.
+    ///
+    /// Format 1 predates the manifest, so nothing can tell whether its rows are the ones
+    /// last written: upgrading *accepts* them as the baseline from then on. Call it only
+    /// for a file you have kept yourself, never for one whose history you do not know
+    /// (someone who can write the file could have turned a newer vault into a format-1
+    /// one; VaultKit refuses such a downgrade of a format-3 vault by itself). For any
+    /// other format it is the same as ``open(at:passphrase:busyTimeout:)``.
+    public static func upgrade(at path: String, passphrase: SecretBytes, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
+        try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: true, passphrase: passphrase)
+    }
+
+    /// ``upgrade(at:passphrase:busyTimeout:)`` for a vault unlocked by a raw key.
+    public static func upgrade(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
+        try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: true, key: key)
+    }
+
+    private static func open(at path: String, busyTimeout: Duration, upgradingFormatOne: Bool, passphrase: SecretBytes) throws(VaultError) -> Vault {
+        try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: upgradingFormatOne) { (header) throws(VaultError) in
             guard case .passphrase(let salt, let parameters) = header.keySource else {
                 throw .invalidArgument("this vault is unlocked with a key, not a passphrase")
             }
@@ -127,9 +156,8 @@ public final class Vault: Sendable {
         }
     }
 
-    /// Opens an existing vault with its raw key.
-    public static func open(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
-        try open(at: path, busyTimeout: busyTimeout) { (header) throws(VaultError) in
+    private static func open(at path: String, busyTimeout: Duration, upgradingFormatOne: Bool, key: VaultKey) throws(VaultError) -> Vault {
+        try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: upgradingFormatOne) { (header) throws(VaultError) in
             guard header.keySource == .rawKey else {
                 throw .invalidArgument("this vault is unlocked with a passphrase, not a key")
             }
@@ -138,15 +166,22 @@ public final class Vault: Sendable {
     }
 
     private static func open(
-        at path: String, busyTimeout: Duration,
+        at path: String, busyTimeout: Duration, upgradingFormatOne: Bool,
         keyEncryptionKey derive: (VaultHeader) throws(VaultError) -> SecureBuffer
     ) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
         try FileSystem.checkExistingVault(at: path)
         let database = try VaultDatabase(openingExisting: path, busyTimeoutMilliseconds: milliseconds(busyTimeout))
         var header = try database.readHeader()
+        try database.checkSchema(formatVersion: header.formatVersion)
+        if header.formatVersion == 1 && !upgradingFormatOne { throw .formatUpgradeRequired(version: 1) }
         let keyEncryptionKey = try derive(header)
         guard let masterKey = UnlockedVault.unwrapMasterKey(header, with: keyEncryptionKey) else {
+            // A newer file relabelled as an older format unwraps only under the newer rules.
+            if header.formatVersion < VaultHeader.boundWrappingFormatVersion,
+               UnlockedVault.unwrapMasterKey(header, with: keyEncryptionKey, asFormat: VaultHeader.currentFormatVersion) != nil {
+                throw .tampered(reason: "the vault's format version was changed to an older one")
+            }
             throw .wrongPassphrase
         }
         let keys = KeyHierarchy(masterKey: masterKey)
@@ -154,24 +189,9 @@ public final class Vault: Sendable {
             throw .tampered(reason: "master key check does not match")
         }
         if header.formatVersion < VaultHeader.currentFormatVersion {
-            try upgradeFormat(database, keys: keys)
-            header.formatVersion = VaultHeader.currentFormatVersion
+            header = try FormatUpgrade.run(database, keys: keys, keyEncryptionKey: keyEncryptionKey, upgradingFormatOne: upgradingFormatOne)
         }
         return Vault(path: path, unlocked: UnlockedVault(database: database, keys: keys, keyEncryptionKey: keyEncryptionKey, header: header))
-    }
-
-    /// Upgrades a format-1 vault to format 2 by adding the manifest over its rows, in
-    /// one transaction (O(n), once). Rows changed before the upgrade cannot be told
-    /// apart from the original ones: the manifest protects from the upgrade on.
-    private static func upgradeFormat(_ database: VaultDatabase, keys: KeyHierarchy) throws(VaultError) {
-        try database.writeTransaction { () throws(VaultError) in
-            let current = try database.readHeader()
-            guard current.formatVersion == 1 else { return }  // another process upgraded it
-            guard current.masterKeyCheck == keys.keyCheck else { throw .keyChanged }
-            try database.addManifestSchema()
-            try UnlockedVault.rebuildManifest(database: database, keys: keys)
-            try database.setFormatVersion(VaultHeader.currentFormatVersion)
-        }
     }
 
     /// The Argon2id cost recorded for the current passphrase, or `nil` when a raw key
@@ -224,6 +244,8 @@ public final class Vault: Sendable {
                 header.keySource = keySource
                 header.masterKeyNonce = nonce
                 header.wrappedMasterKey = wrapped
+                // The manifest tag covers the header: re-tag the (verified) root for the new one.
+                try vault.retagManifestRoot(for: header)
                 try vault.database.updateKeyWrapping(header)
                 return header
             }
@@ -258,13 +280,13 @@ public final class Vault: Sendable {
                 }
                 _ = try vault.database.deleteAll(serviceTag: nil) { (_, _, _) throws(VaultError) in }
                 for item in resealed { try vault.store(item) }
-                try UnlockedVault.rebuildManifest(database: vault.database, keys: newKeys)
                 let (nonce, wrapped) = UnlockedVault.wrap(masterKey: newKeys.masterKey, with: vault.keyEncryptionKey)
                 var header = vault.header
                 header.masterKeyNonce = nonce
                 header.wrappedMasterKey = wrapped
                 header.masterKeyCheck = newKeys.keyCheck
                 try vault.database.updateKeyWrapping(header)
+                try UnlockedVault.rebuildManifest(database: vault.database, keys: newKeys, header: header)
                 return (newKeys, header)
             }
             vault.keys = newKeys

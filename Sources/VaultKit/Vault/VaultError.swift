@@ -24,6 +24,10 @@ public enum VaultError: Error, Equatable, Hashable, Sendable {
     case notAVault(path: String)
     /// The vault was written by a newer VaultKit whose format this version cannot read.
     case unsupportedFormatVersion(Int)
+    /// The vault is of an old format that has nothing to verify its rows with (format 1,
+    /// before the manifest): open it with ``Vault/upgrade(at:passphrase:busyTimeout:)``
+    /// (`vault upgrade`) if you trust the file as it is.
+    case formatUpgradeRequired(version: Int)
     /// The file's storage structure is damaged; the reason names what, never a value.
     case corrupted(reason: String)
     /// Authentication failed: an item or the header was modified, moved or replaced.
@@ -58,6 +62,7 @@ extension VaultError: CustomStringConvertible {
         case .vaultAlreadyExists(let path): "a file already exists at \(path)"
         case .notAVault(let path): "not a vault: \(path)"
         case .unsupportedFormatVersion(let version): "unsupported vault format version \(version)"
+        case .formatUpgradeRequired(let version): "vault format \(version) cannot be verified; upgrade it explicitly (vault upgrade) if you trust the file as it is"
         case .corrupted(let reason): "vault is corrupted: \(reason)"
         case .tampered(let reason): "vault is tampered: \(reason)"
         case .io(let path, let code): "\(path): \(String(cString: strerror(code)))"

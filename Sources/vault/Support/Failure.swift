@@ -102,6 +102,8 @@ enum Failure {
             ("\(path): \(systemMessage(code))", ExitStatus.failure)
         case .invalidArgument(let reason):
             (reason, ExitStatus.failure)
+        case .formatUpgradeRequired(let version):
+            ("vault format \(version) has no tamper protection; if you trust this file as it is, run 'vault upgrade'", ExitStatus.failure)
         case .notAVault, .unsupportedFormatVersion, .corrupted, .tampered, .busy,
              .insecurePermissions, .keyChanged, .closed, .secretNotUTF8, .cryptoUnavailable, .keyDerivationFailed:
             // VaultKit's descriptions already name the problem and never hold a secret.

@@ -1,0 +1,62 @@
+/// Moving an older vault file to the current format (docs/FORMAT.md section 1), once,
+/// in one transaction.
+///
+/// - Format 2 has a manifest, but one that XORs its terms (a row stored twice cancels
+///   out) and whose tag covers only the root. Its manifest is verified whole, under
+///   format 2's rules, before anything is rewritten, so the upgrade never launders a
+///   tampered file.
+/// - Format 1 has no manifest: nothing can be verified, and the upgrade accepts its rows
+///   as they are. That is why it happens only when asked for
+///   (``Vault/upgrade(at:passphrase:busyTimeout:)``), never on a plain open.
+///
+/// Either way the master key is re-wrapped under the format-3 wrapping key, so the
+/// upgraded file can never again be read as an older format.
+enum FormatUpgrade {
+    /// Upgrades the vault to ``VaultHeader/currentFormatVersion``; returns its new header.
+    static func run(_ database: VaultDatabase, keys: KeyHierarchy, keyEncryptionKey: SecureBuffer, upgradingFormatOne: Bool) throws(VaultError) -> VaultHeader {
+        try database.writeTransaction { () throws(VaultError) -> VaultHeader in
+            var header = try database.readHeader()
+            guard header.formatVersion < VaultHeader.currentFormatVersion else { return header }  // another process upgraded it
+            guard header.masterKeyCheck == keys.keyCheck else { throw .keyChanged }
+            try database.checkSchema(formatVersion: header.formatVersion)
+            switch header.formatVersion {
+            case 1:
+                guard upgradingFormatOne else { throw .formatUpgradeRequired(version: 1) }
+                try database.addManifestSchema()
+            default:
+                try verifyFormatTwoManifest(database, keys: keys)
+            }
+            let (nonce, wrapped) = UnlockedVault.wrap(masterKey: keys.masterKey, with: keyEncryptionKey)
+            header.formatVersion = VaultHeader.currentFormatVersion
+            header.masterKeyNonce = nonce
+            header.wrappedMasterKey = wrapped
+            try database.updateKeyWrapping(header)
+            try database.setFormatVersion(header.formatVersion)
+            try UnlockedVault.rebuildManifest(database: database, keys: keys, header: header)
+            return header
+        }
+    }
+
+    /// Checks a format-2 manifest whole: the root's tag `H(0x05 || root)`, the stored
+    /// buckets against the root, and the rows against the buckets, all combined with XOR.
+    private static func verifyFormatTwoManifest(_ database: VaultDatabase, keys: KeyHierarchy) throws(VaultError) {
+        let (rootBytes, tagBytes) = try database.readManifestRoot()
+        guard let rootBytes, let tagBytes,
+              let root = rootBytes.withUnsafeBytes({ ManifestDigest(bytes: $0) }),
+              let tag = tagBytes.withUnsafeBytes({ ManifestDigest(bytes: $0) }),
+              keys.legacyManifestRootTag(root) == tag
+        else { throw .tampered(reason: "manifest root failed authentication") }
+        var stored = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
+        var storedRoot = ManifestDigest.zero
+        try database.forEachManifestBucket { (bucket, bytes) throws(VaultError) in
+            guard (0..<Int64(Manifest.bucketCount)).contains(bucket), let digest = ManifestDigest(bytes: bytes), !digest.isZero else {
+                throw .tampered(reason: "invalid manifest bucket")
+            }
+            stored[Int(bucket)] = digest
+            storedRoot = storedRoot ^ keys.manifestBucketTerm(bucket: Int(bucket), digest: digest)
+        }
+        guard storedRoot == root else { throw .tampered(reason: "manifest buckets do not match the manifest root") }
+        let computed = try UnlockedVault.computeDigests(database: database, keys: keys, bucket: nil) { $0 = $0 ^ $1 }
+        guard computed == stored else { throw .tampered(reason: "an item was deleted, added or replaced with an older version") }
+    }
+}
