@@ -4,14 +4,20 @@
 // whole manifest and writes one item (through the manifest update path). Only typed
 // VaultErrors may come out: no crash, no hang (the busy timeout is short), and never
 // an item whose record did not authenticate. The seeds include format-1 vaults
-// (seed-N.vault, upgraded when opened) and format-2 ones (seed-v2-N.vault).
+// (seed-N.vault, refused unless upgraded explicitly), format-2 ones (seed-v2-N.vault,
+// verified and upgraded when opened) and format-3 ones (seed-v3-N.vault).
 import Foundation
 import FuzzSupport
 @testable import VaultKit
 
 /// The key the seed vaults were created with (`Fuzz/run.sh --make-seeds`).
 let fuzzKey = try! VaultKey(Data((1...32).map { UInt8($0) }))
-let fuzzPath = "/dev/shm/vaultkit-fuzz-\(getpid()).vault"
+/// In a private directory: VaultKit refuses a vault in one others can write, like /dev/shm itself.
+let fuzzDirectory: String = {
+    var template = Array("/dev/shm/vaultkit-fuzz-XXXXXX".utf8CString)
+    return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+}()
+let fuzzPath = "\(fuzzDirectory)/fuzz.vault"
 
 func fuzzVaultFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     for suffix in ["", "-wal", "-shm", "-journal"] { unlink(fuzzPath + suffix) }

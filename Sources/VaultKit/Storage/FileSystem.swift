@@ -11,23 +11,60 @@ import Darwin
 /// anything appeared there meanwhile, so an existing file is never overwritten and a
 /// half-created vault is never visible.
 enum FileSystem {
-    /// Facts about an existing vault file checked before SQLite touches it.
+    /// Facts about an existing vault file, its directory and SQLite's side files, checked
+    /// before SQLite touches them (like ssh's `StrictModes` for keys).
+    ///
+    /// Why each check:
+    /// - the file itself, not a symbolic link, owned by this user and writable by no one
+    ///   else: anyone else who could write it could have replaced it;
+    /// - its directory owned by this user or root and writable by no one else: in a
+    ///   directory others can write (even a sticky one like `/tmp`), another user can
+    ///   create `NAME-wal` or `NAME-shm` before VaultKit does, and SQLite would then keep
+    ///   the vault's pages (salt, wrapped key, sealed items) in a file that user reads
+    ///   and writes;
+    /// - side files that exist: owned by this user, and readable or writable by no one
+    ///   the vault file itself does not allow.
     static func checkExistingVault(at path: String) throws(VaultError) {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard lstat(path, &info) == 0 else {
             let code = errno
             throw code == ENOENT ? .vaultNotFound(path: path) : .io(path: path, errno: code)
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            if (info.st_mode & S_IFMT) == S_IFDIR { throw .io(path: path, errno: EISDIR) }
+        let type = info.st_mode & S_IFMT
+        if type == S_IFLNK { throw .symbolicLink(path: path) }
+        guard type == S_IFREG else {
+            if type == S_IFDIR { throw .io(path: path, errno: EISDIR) }
             throw .notAVault(path: path)
         }
-        // Like ssh with private keys: a file others can write could have been replaced.
+        guard access(path, R_OK) == 0 else { throw .io(path: path, errno: errno) }
+        let user = geteuid()
+        guard info.st_uid == user else { throw .untrustedOwner(path: path, uid: UInt32(info.st_uid)) }
         guard info.st_mode & 0o022 == 0 else {
             throw .insecurePermissions(path: path, mode: UInt32(info.st_mode))
         }
-        guard access(path, R_OK | W_OK) == 0 else {
-            throw .io(path: path, errno: errno)
+        try checkDirectory(of: path)
+        let vaultBits = info.st_mode & 0o777
+        for suffix in ["-wal", "-shm", "-journal"] {
+            var side = stat()
+            guard lstat(path + suffix, &side) == 0 else { continue }
+            if (side.st_mode & S_IFMT) == S_IFLNK { throw .symbolicLink(path: path + suffix) }
+            guard side.st_uid == user else { throw .untrustedOwner(path: path + suffix, uid: UInt32(side.st_uid)) }
+            guard (side.st_mode & S_IFMT) == S_IFREG, side.st_mode & 0o777 & ~vaultBits == 0 else {
+                throw .insecurePermissions(path: path + suffix, mode: UInt32(side.st_mode))
+            }
+        }
+    }
+
+    /// The vault's directory: owned by this user or root, and writable by no one else.
+    static func checkDirectory(of path: String) throws(VaultError) {
+        let directory = directory(of: path)
+        var info = stat()
+        guard stat(directory, &info) == 0 else { throw .io(path: directory, errno: errno) }
+        guard info.st_uid == geteuid() || info.st_uid == 0 else {
+            throw .untrustedOwner(path: directory, uid: UInt32(info.st_uid))
+        }
+        guard info.st_mode & 0o022 == 0 else {
+            throw .insecurePermissions(path: directory, mode: UInt32(info.st_mode))
         }
     }
 

@@ -21,7 +21,7 @@ final class SQLiteConnection {
     /// Opens an existing database file for reading and writing; never creates one.
     init(path: String) throws(SQLiteError) {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOFOLLOW
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let error = SQLiteError(code: status, systemErrno: handle.map { sqlite3_system_errno($0) } ?? 0)

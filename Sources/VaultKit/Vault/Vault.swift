@@ -57,6 +57,7 @@ public final class Vault: Sendable {
         try Sodium.ensureInitialized()
         let salt = Sodium.randomBytes(count: PassphraseKDF.saltByteCount)
         try FileSystem.createParentDirectories(of: path)
+        try FileSystem.checkDirectory(of: path)
         try refuseExisting(path)
         let keyEncryptionKey = try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: kdf)
         return try create(at: path, keySource: .passphrase(salt: salt, parameters: kdf), keyEncryptionKey: keyEncryptionKey, busyTimeout: busyTimeout)
@@ -68,6 +69,7 @@ public final class Vault: Sendable {
     public static func create(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
         try FileSystem.createParentDirectories(of: path)
+        try FileSystem.checkDirectory(of: path)
         let keyEncryptionKey = key.withUnsafeBytes { SecureBuffer(copying: $0, lockInMemory: true) }
         return try create(at: path, keySource: .rawKey, keyEncryptionKey: keyEncryptionKey, busyTimeout: busyTimeout)
     }

@@ -38,8 +38,16 @@ public enum VaultError: Error, Equatable, Hashable, Sendable {
     case invalidArgument(String)
     /// Another process held the vault's write lock for longer than the busy timeout.
     case busy(path: String)
-    /// The vault file is writable by group or others, so anyone could replace it.
+    /// The vault file, its directory or one of SQLite's side files (`-wal`, `-shm`) is
+    /// writable by group or others, so someone else could replace it or plant a side
+    /// file; or a side file allows more than the vault file does.
     case insecurePermissions(path: String, mode: UInt32)
+    /// The vault file, or a side file, belongs to another user (uid); or the directory
+    /// belongs to a user other than this one or root.
+    case untrustedOwner(path: String, uid: UInt32)
+    /// The vault's path (or a side file's) is a symbolic link; VaultKit opens only the
+    /// file itself, so a link planted in its place cannot redirect it.
+    case symbolicLink(path: String)
     /// Another process re-keyed the vault and this handle cannot follow; open it again.
     case keyChanged
     /// The vault was closed with ``Vault/close()``.
@@ -68,7 +76,16 @@ extension VaultError: CustomStringConvertible {
         case .io(let path, let code): "\(path): \(String(cString: strerror(code)))"
         case .invalidArgument(let reason): "invalid argument: \(reason)"
         case .busy(let path): "vault is locked by another process for too long: \(path)"
-        case .insecurePermissions(let path, let mode): "refusing \(path): permissions \(String(mode & 0o777, radix: 8)) let group or others write it (chmod 600)"
+        case .insecurePermissions(let path, let mode):
+            if (mode & 0o170000) == 0o040000 {
+                "refusing the vault's directory \(path): permissions \(String(mode & 0o7777, radix: 8)) let group or others write it (chmod go-w, or move the vault)"
+            } else if mode & 0o022 == 0 {
+                "refusing \(path): permissions \(String(mode & 0o777, radix: 8)) allow more than the vault file does"
+            } else {
+                "refusing \(path): permissions \(String(mode & 0o777, radix: 8)) let group or others write it (chmod 600)"
+            }
+        case .untrustedOwner(let path, let uid): "refusing \(path): it belongs to another user (uid \(uid))"
+        case .symbolicLink(let path): "refusing \(path): it is a symbolic link; use the file's real path"
         case .keyChanged: "the vault was re-keyed by another process; open it again"
         case .closed: "the vault is closed"
         case .secretNotUTF8: "the secret is not valid UTF-8 text"
