@@ -41,33 +41,63 @@ struct VaultOptions: ParsableArguments {
 
     /// Opens the existing vault with the key file, or the passphrase from the
     /// environment or the terminal.
-    func openVault() throws -> Vault {
+    /// - Parameter upgradingFormatOne: open a format-1 vault too (`vault upgrade`).
+    func openVault(upgradingFormatOne: Bool = false) throws -> Vault {
         let path = try path()
         // Before asking for a passphrase that could not be used anyway.
         if access(path, F_OK) != 0 && errno == ENOENT { throw VaultError.vaultNotFound(path: path) }
         if let keyFile {
-            return try Vault.open(at: path, key: Credentials.key(fromFile: keyFile))
+            let key = try Credentials.key(fromFile: keyFile)
+            return upgradingFormatOne ? try Vault.upgrade(at: path, key: key) : try Vault.open(at: path, key: key)
         }
-        return try Vault.open(at: path, passphrase: Credentials.passphrase(prompt: "Passphrase for \(path): "))
+        let passphrase = try Credentials.passphrase(prompt: "Passphrase for \(path): ")
+        return upgradingFormatOne ? try Vault.upgrade(at: path, passphrase: passphrase) : try Vault.open(at: path, passphrase: passphrase)
     }
 }
 
-/// The two arguments that name an item.
+/// The two arguments that name an item, or a file that holds them.
+///
+/// Why a file: the command line of every process is readable by every user of the
+/// machine (`/proc/PID/cmdline`, `ps`), which would undo the encryption of names.
 struct ItemArguments: ParsableArguments {
     @Argument(help: "What the secret is for, for example api.example.com.")
-    var service: String
+    var service: String?
 
     @Argument(help: "Whose secret it is within the service, for example alice.")
-    var account: String
+    var account: String?
+
+    @Option(
+        name: .customLong("names-from"),
+        help: ArgumentHelp(
+            "Read the service (first line) and account (second line) from this file instead of the command line, so they do not show in the process list; '-' is standard input (not with a secret on standard input).",
+            valueName: "path"
+        )
+    )
+    var namesFile: String?
 
     func validate() throws {
-        if service.isEmpty { throw ValidationError("the service must not be empty") }
+        if namesFile != nil {
+            if service != nil || account != nil { throw ValidationError("give the service and account either as arguments or with --names-from, not both") }
+        } else {
+            guard let service else { throw ValidationError("missing the service and account (or --names-from)") }
+            if service.isEmpty { throw ValidationError("the service must not be empty") }
+            if account == nil { throw ValidationError("missing the account") }
+        }
     }
 
-    /// Runs `body`, naming this item in "not found" and "already exists" errors.
-    func run<Result>(_ body: () throws -> Result) throws -> Result {
+    /// The item's service and account, from the arguments or the names file.
+    func names() throws -> (service: String, account: String) {
+        if let service, let account { return (service, account) }
+        let (service, account) = try NamesInput.read(from: namesFile ?? "-", accountRequired: true)
+        return (service, account ?? "")
+    }
+
+    /// Runs `body` with the item's names, naming the item in "not found" and "already
+    /// exists" errors.
+    func run<Result>(_ body: (_ service: String, _ account: String) throws -> Result) throws -> Result {
+        let (service, account) = try names()
         do {
-            return try body()
+            return try body(service, account)
         } catch VaultError.itemNotFound {
             throw CLIError.itemNotFound(service: service, account: account)
         } catch VaultError.duplicateItem {
@@ -87,13 +117,13 @@ struct KDFOptions: ParsableArguments {
 
     @Option(
         name: .customLong("kdf-opslimit"),
-        help: ArgumentHelp("Advanced: Argon2id passes (1-64), instead of --kdf; needs --kdf-memlimit.", valueName: "n")
+        help: ArgumentHelp("Advanced: Argon2id passes (1-16), instead of --kdf; needs --kdf-memlimit.", valueName: "n")
     )
     var opsLimit: UInt64?
 
     @Option(
         name: .customLong("kdf-memlimit"),
-        help: ArgumentHelp("Advanced: Argon2id memory in bytes (8192 to 4 GiB), instead of --kdf; needs --kdf-opslimit.", valueName: "bytes")
+        help: ArgumentHelp("Advanced: Argon2id memory in bytes (8192 to 2 GiB), instead of --kdf; needs --kdf-opslimit.", valueName: "bytes")
     )
     var memoryLimit: Int?
 

@@ -53,6 +53,12 @@ struct CLI {
     }
 }
 
+/// Writes a file readable by its owner only, as key and passphrase files must be.
+func writePrivateFile(_ path: String, _ contents: Data) throws {
+    #expect(FileManager.default.createFile(atPath: path, contents: contents, attributes: [.posixPermissions: 0o600]))
+    chmod(path, 0o600)
+}
+
 extension ProcessResult {
     /// Every failure is exactly one line on standard error, starting with "vault: ".
     var isOneErrorLine: Bool {

@@ -68,8 +68,8 @@ import Glibc
         try cli.set("svc", "acct", "x")
         let good = cli.directory + "/good-pass"
         let bad = cli.directory + "/bad-pass"
-        try "right one\nsecond line is ignored\n".write(toFile: good, atomically: true, encoding: .utf8)
-        try "wrong one\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        try writePrivateFile(good, Data("right one\nsecond line is ignored\n".utf8))
+        try writePrivateFile(bad, Data("wrong one\n".utf8))
 
         let fileWins = try cli.run(["get", "svc", "acct"], env: ["VAULT_PASSPHRASE_FILE": good, "VAULT_PASSPHRASE": "wrong"])
         #expect(fileWins.status == 0)
@@ -125,14 +125,14 @@ import Glibc
 
         // Another key does not either.
         let otherKey = cli.directory + "/other.key"
-        try Data((0..<32).map { UInt8($0) }).write(to: URL(fileURLWithPath: otherKey))
+        try writePrivateFile(otherKey, Data((0..<32).map { UInt8($0) }))
         let wrongKey = try cli.run(["get", "svc", "acct", "--key-file", otherKey])
         #expect(wrongKey.status == 1)
         #expect(wrongKey.stderr.contains("wrong passphrase or key"))
 
         // A key file of the wrong length is refused with a clear message.
         let shortKey = cli.directory + "/short.key"
-        try Data(repeating: 1, count: 31).write(to: URL(fileURLWithPath: shortKey))
+        try writePrivateFile(shortKey, Data(repeating: 1, count: 31))
         let short = try cli.run(["get", "svc", "acct", "--key-file", shortKey])
         #expect(short.status == 1)
         #expect(short.stderr.contains("exactly 32"))
@@ -142,7 +142,7 @@ import Glibc
         let cli = CLI()
         let keyFile = cli.directory + "/shared.key"
         let key = Data((0..<32).map { UInt8(255 - $0) })
-        try key.write(to: URL(fileURLWithPath: keyFile))
+        try writePrivateFile(keyFile, key)
         #expect(try cli.run(["init", "--key-file", keyFile]).status == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: keyFile)) == key)
         #expect(try cli.run(["set", "svc", "acct", "--key-file", keyFile], stdin: Data("v\n".utf8)).status == 0)

@@ -190,7 +190,8 @@ extension Vault {
     }
 
     /// The attributes (never the secrets) of all items, or of one service's items,
-    /// sorted by service and then account.
+    /// sorted by service and then account, comparing their UTF-8 bytes (an NFC and an
+    /// NFD spelling of a name are two items, and sort apart).
     ///
     /// The whole manifest is checked first (O(n) once, then again only after another
     /// process writes): an item deleted behind VaultKit's back throws

@@ -41,14 +41,14 @@ struct GetCommand: ParsableCommand {
     func run() throws {
         let vault = try options.openVault()
         defer { vault.close() }
-        let output = try item.run { () throws -> SensitiveBuffer in
+        let output = try item.run { (service, account) throws -> SensitiveBuffer in
             let output = SensitiveBuffer()
             if generic {
-                let attributes = try vault.item(service: item.service, account: item.account)
+                let attributes = try vault.item(service: service, account: account)
                 if let data = attributes.generic { data.withUnsafeBytes { output.append($0) } }
             } else if json {
-                let secret = try vault.secret(service: item.service, account: item.account)
-                let attributes = try vault.item(service: item.service, account: item.account)
+                let secret = try vault.secret(service: service, account: account)
+                let attributes = try vault.item(service: service, account: account)
                 var writer = JSONWriter()
                 writer.beginObject()
                 writer.attributes(of: attributes)
@@ -60,7 +60,7 @@ struct GetCommand: ParsableCommand {
                 writer.endObject()
                 output.append(writer.buffer.bytes)
             } else {
-                try vault.secret(service: item.service, account: item.account).append(to: output)
+                try vault.secret(service: service, account: account).append(to: output)
             }
             output.append(UInt8(ascii: "\n"))
             return output

@@ -36,11 +36,8 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let vault = try options.openVault()
         defer { vault.close() }
-        let items = try vault.items(service: service).sorted {
-            $0.service != $1.service
-                ? $0.service.utf8.lexicographicallyPrecedes($1.service.utf8)
-                : $0.account.utf8.lexicographicallyPrecedes($1.account.utf8)
-        }
+        // Already in the documented order: by the UTF-8 bytes of service, then account.
+        let items = try vault.items(service: service)
         if json {
             var writer = JSONWriter()
             writer.beginArray()

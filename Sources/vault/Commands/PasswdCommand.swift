@@ -9,8 +9,14 @@ struct PasswdCommand: ParsableCommand {
             Opens the vault as usual (current passphrase, or --key-file), then takes the \
             new passphrase from the first line of $VAULT_NEW_PASSPHRASE_FILE, else \
             $VAULT_NEW_PASSPHRASE, else a no-echo prompt answered twice. A vault opened \
-            with a key file becomes a passphrase vault. Only the wrapped master key is \
-            rewritten, so this is instant whatever the vault's size.
+            with a key file becomes a passphrase vault.
+
+            Then the vault is re-keyed: a new master key, every item re-sealed (as \
+            'vault rekey'), so that whoever has the old passphrase and an old copy of \
+            the file cannot read what is written from now on. That costs time in \
+            proportion to the vault's size; --rewrap-only skips it and only re-wraps \
+            the master key (instant), for a passphrase changed on schedule rather than \
+            because it leaked.
 
             --kdf (and the advanced --kdf-opslimit/--kdf-memlimit) set the Argon2id cost \
             of the new passphrase; without them the vault keeps its current cost \
@@ -24,6 +30,9 @@ struct PasswdCommand: ParsableCommand {
     @OptionGroup var options: VaultOptions
     @OptionGroup var kdf: KDFOptions
 
+    @Flag(name: .customLong("rewrap-only"), help: "Only re-wrap the master key under the new passphrase; do not re-key.")
+    var rewrapOnly = false
+
     func run() throws {
         let requested = kdf.isGiven ? try kdf.parameters() : nil
         let vault = try options.openVault()
@@ -31,5 +40,8 @@ struct PasswdCommand: ParsableCommand {
         let parameters = try requested ?? vault.kdfParameters ?? .moderate
         let passphrase = try Credentials.replacementPassphrase(for: vault.path)
         try vault.changePassphrase(to: passphrase, kdf: parameters)
+        // After the new passphrase is in place: a crash in between leaves a vault that
+        // only the new passphrase opens, with the old master key, which 'vault rekey' fixes.
+        if !rewrapOnly { try vault.rekey() }
     }
 }

@@ -102,6 +102,7 @@ enum Credentials {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotRead(what: what, errno: errno) }
         defer { close(fd) }
+        try refuseIfOthersCanRead(fd, what: what)
         let contents = SensitiveBuffer()
         do throws(CLIError) {
             guard try contents.readAll(from: fd, limit: limit) else { throw CLIError.cannotRead(what: what, errno: EFBIG) }
@@ -110,6 +111,22 @@ enum Credentials {
             throw error
         }
         return contents
+    }
+}
+
+extension Credentials {
+    /// Like ssh with private keys: a regular file holding a key or passphrase must belong
+    /// to this user (or root, which provisions service credentials) and be readable by
+    /// no one else, or someone else may already have it. Pipes and other special files
+    /// (`<(...)`, `/dev/stdin`) are not checked: they hold nothing at rest.
+    static func refuseIfOthersCanRead(_ fd: Int32, what: String) throws(CLIError) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .cannotRead(what: what, errno: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return }
+        guard info.st_uid == geteuid() || info.st_uid == 0 else {
+            throw .insecureSecretFile(what: what, mode: nil, owner: UInt32(info.st_uid))
+        }
+        guard info.st_mode & 0o077 == 0 else { throw .insecureSecretFile(what: what, mode: UInt32(info.st_mode), owner: nil) }
     }
 }
 

@@ -37,6 +37,10 @@ enum CLIError: Error {
     case noHomeDirectory
     case itemNotFound(service: String, account: String)
     case itemExists(service: String, account: String)
+    /// A name (or any argument) that is not valid UTF-8: refused, never repaired.
+    case notUTF8Name(what: String)
+    /// A key or passphrase file that others may read, or that belongs to another user.
+    case insecureSecretFile(what: String, mode: UInt32?, owner: UInt32?)
 }
 
 /// The one place where an error becomes a line on standard error and an exit status.
@@ -81,6 +85,14 @@ enum Failure {
             ("cannot find the vault: no --vault, VAULT_PATH, XDG_DATA_HOME or HOME", ExitStatus.failure)
         case .itemNotFound(let service, let account):
             ("item not found: service \(Escaping.quoted(service)), account \(Escaping.quoted(account))", ExitStatus.itemNotFound)
+        case .notUTF8Name(let what):
+            ("\(what) is not valid UTF-8; names must be UTF-8 text", ExitStatus.usage)
+        case .insecureSecretFile(let what, let mode, let owner):
+            if let owner {
+                ("refusing \(what): it belongs to another user (uid \(owner))", ExitStatus.failure)
+            } else {
+                ("refusing \(what): permissions \(String((mode ?? 0) & 0o777, radix: 8)) let group or others read it (chmod 600)", ExitStatus.failure)
+            }
         case .itemExists(let service, let account):
             ("item already exists: service \(Escaping.quoted(service)), account \(Escaping.quoted(account))", ExitStatus.itemExists)
         }
@@ -119,7 +131,8 @@ enum Failure {
 
     /// Writes `vault: MESSAGE` as one line to standard error and exits with `status`.
     static func terminate(message: String, status: Int32) -> Never {
-        let line = "vault: " + message.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n"
+        // Paths and other text from outside may hold terminal controls: show them escaped.
+        let line = "vault: " + Escaping.terminalSafe(message.split(whereSeparator: \.isNewline).joined(separator: " ")) + "\n"
         Output.write(line, to: STDERR_FILENO)
         exit(status)
     }

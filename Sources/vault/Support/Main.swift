@@ -14,6 +14,12 @@ extension VaultCommand {
             let (message, status) = Failure.describe(error)
             Failure.terminate(message: message, status: status)
         }
+        do {
+            try refuseArgumentsThatAreNotUTF8()
+        } catch {
+            let (message, status) = Failure.describe(error)
+            Failure.terminate(message: message, status: status)
+        }
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()
@@ -29,6 +35,17 @@ extension VaultCommand {
             if isParserError { exitForParser(error) }
             let (message, status) = Failure.describe(error)
             Failure.terminate(message: message, status: status)
+        }
+    }
+
+    /// Swift decodes `argv` into `String`s by replacing invalid UTF-8 with U+FFFD, so two
+    /// Latin-1 names that differ in one accented letter would name the same item: the
+    /// raw bytes are checked first, and such an argument is a usage error.
+    private static func refuseArgumentsThatAreNotUTF8() throws(CLIError) {
+        for index in 1..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = UnsafeRawBufferPointer(start: argument, count: strlen(argument))
+            guard UTF8Validation.isValid(bytes) else { throw .notUTF8Name(what: "argument \(index)") }
         }
     }
 

@@ -16,20 +16,23 @@ struct WriteArguments: ParsableArguments {
     enum Mode { case set, add, update }
 
     func write(_ mode: Mode, options: VaultOptions) throws {
+        if item.namesFile == "-" && !Terminal.standardInputIsTerminal {
+            throw CLIError.usage("--names-from - would read standard input, which carries the secret here; give a file")
+        }
         let vault = try options.openVault()
         defer { vault.close() }
-        try item.run {
+        try item.run { service, account in
             // Fail before the secret is typed or read, not after; the write itself
             // still checks atomically.
-            let exists = try vault.contains(service: item.service, account: item.account)
+            let exists = try vault.contains(service: service, account: account)
             if mode == .add && exists { throw VaultError.duplicateItem }
             if mode == .update && !exists { throw VaultError.itemNotFound }
-            let secret = try SecretInput.read(service: item.service, account: item.account)
+            let secret = try SecretInput.read(service: service, account: account)
             let generic = generic.map { Data($0.utf8) }
             switch mode {
-            case .set: try vault.set(secret, service: item.service, account: item.account, label: label, generic: generic)
-            case .add: try vault.add(secret, service: item.service, account: item.account, label: label, generic: generic)
-            case .update: try vault.update(secret, service: item.service, account: item.account, label: label, generic: generic)
+            case .set: try vault.set(secret, service: service, account: account, label: label, generic: generic)
+            case .add: try vault.add(secret, service: service, account: account, label: label, generic: generic)
+            case .update: try vault.update(secret, service: service, account: account, label: label, generic: generic)
             }
         }
     }

@@ -23,7 +23,7 @@ enum Terminal {
             vault_cli_echo_restore()
             Output.write("\n", to: fd)
         }
-        Output.write(prompt, to: fd)
+        Output.write(Escaping.terminalSafe(prompt), to: fd)
         let line = SensitiveBuffer()
         var byte: UInt8 = 0
         while true {
