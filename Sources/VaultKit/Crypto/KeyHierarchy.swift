@@ -2,7 +2,7 @@ internal import CSodium
 
 /// The keys an unlocked vault works with, all derived from its random master key.
 ///
-/// One key per purpose (DESIGN.md): items are sealed with one subkey and looked up
+/// One key per purpose (docs/FORMAT.md section 3): items are sealed with one subkey and looked up
 /// with another, a third is stored in the header as a check value so a process
 /// can tell that another one has re-keyed the vault, and a fourth authenticates the
 /// vault-wide manifest (see `ManifestHash.swift`). Subkeys come from

@@ -36,7 +36,7 @@ final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
-    /// Turns on SQLITE_DBCONFIG_DEFENSIVE and friends; see DESIGN.md "Storage".
+    /// Turns on SQLITE_DBCONFIG_DEFENSIVE and friends; see docs/FORMAT.md section 7.
     func configureDefensively(busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
         _ = vaultkit_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_DEFENSIVE, 1)
         _ = vaultkit_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)

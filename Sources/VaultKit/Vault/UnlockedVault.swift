@@ -108,7 +108,7 @@ struct UnlockedVault {
             throw .tampered(reason: "item failed authentication")
         }
         let (item, secretRange) = try plaintext.withBytes { (bytes) throws(VaultError) in try ItemRecord.decode(bytes) }
-        // Binding (DESIGN.md): a valid record moved to another row is still rejected.
+        // Binding (docs/FORMAT.md section 5): a valid record moved to another row is still rejected.
         // A row found by name has lookupID = H(expected names), so the record belongs
         // there exactly when it holds those names, byte for byte (not Swift's Unicode
         // equivalence, under which different bytes, and so different rows, compare
