@@ -47,6 +47,18 @@ struct TerminalTests {
         #expect(getResult.stdout.hasSuffix("typed secret\r\n"))
     }
 
+    /// Ctrl-D at the passphrase prompt names what was not given.
+    @Test func endOfInputAtThePassphrasePromptSaysPassphrase() throws {
+        let cli = CLI()
+        try cli.initVault()
+        let session = try TerminalSession(["get", "svc", "acct", "--vault", cli.vaultPath])
+        #expect(session.child.waitForOutput(containing: "Passphrase for", timeout: .seconds(30)))
+        try session.child.write(Data([0x04]))  // VEOF
+        let result = session.finish()
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("vault: no passphrase given: the terminal input ended"), "\(result.stdout)")
+    }
+
     /// Ctrl-C at the prompt kills `vault` with SIGINT, and the terminal echoes again.
     @Test func interruptingThePromptRestoresEcho() throws {
         let cli = CLI()

@@ -68,6 +68,48 @@ enum FileSystem {
         }
     }
 
+    /// Why this process cannot write the vault at `path` (as the error a write would
+    /// give: a read-only file system, a file or directory it may not write, or an
+    /// immutable one), or `nil` if it can.
+    static func whyNotWritable(_ path: String) -> VaultError? {
+        var volume = statvfs()
+        if statvfs(path, &volume) == 0, volume.f_flag & UInt(ST_RDONLY) != 0 { return .io(path: path, errno: EROFS) }
+        if access(path, W_OK) != 0 { return .io(path: path, errno: errno) }
+        let directory = directory(of: path)
+        if access(directory, W_OK) != 0 { return .io(path: directory, errno: errno) }
+        return nil
+    }
+
+    /// SQLite's side files of `path` that do not exist now.
+    static func missingSideFiles(of path: String) -> [String] {
+        ["-wal", "-shm"].map { path + $0 }.filter { size(of: $0) == nil }
+    }
+
+    /// Removes those of `paths` that exist and hold nothing but zero bytes: side files
+    /// SQLite made but could not fill. A `-shm` in use by another process has a non-zero
+    /// header, and a `-wal` with anything in it has one too, so those are never removed.
+    static func removeEmptyFiles(_ paths: [String]) {
+        for path in paths {
+            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var onlyZeros = true
+            while onlyZeros {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n <= 0 { onlyZeros = n == 0; break }
+                onlyZeros = buffer[..<n].allSatisfy { $0 == 0 }
+            }
+            close(fd)
+            if onlyZeros { unlink(path) }
+        }
+    }
+
+    /// The size of the file at `path`, or `nil` if there is none.
+    static func size(of path: String) -> Int? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+
     /// Creates every missing directory above `path` with mode 0700.
     static func createParentDirectories(of path: String) throws(VaultError) {
         let parent = directory(of: path)

@@ -18,17 +18,53 @@ final class SQLiteConnection {
     let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
 
-    /// Opens an existing database file for reading and writing; never creates one.
-    init(path: String) throws(SQLiteError) {
+    /// How a connection may use its file.
+    enum Access {
+        case readWrite
+        /// Reads only, with SQLite's usual locking and write-ahead log.
+        case readOnly
+        /// Reads only, and SQLite assumes nothing changes the file: no locks, no `-wal` or
+        /// `-shm` created. For a file on read-only media, which no one can change.
+        case immutable
+    }
+
+    /// Opens an existing database file; never creates one.
+    init(path: String, access: Access = .readWrite) throws(SQLiteError) {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOFOLLOW
-        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOFOLLOW
+        var name = path
+        switch access {
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .immutable:
+            flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+            name = "file:" + Self.percentEncoded(path) + "?immutable=1"
+        }
+        let status = sqlite3_open_v2(name, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let error = SQLiteError(code: status, systemErrno: handle.map { sqlite3_system_errno($0) } ?? 0)
             sqlite3_close_v2(handle)
             throw error
         }
         self.handle = handle
+    }
+
+    /// A path as the path part of a `file:` URI: every byte but unreserved ones and `/`
+    /// as `%HH`, so `?`, `#` and `%` in a file name stay part of it.
+    private static func percentEncoded(_ path: String) -> String {
+        var result = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                result += "%" + (hex.count < 2 ? "0" : "") + hex
+            }
+        }
+        return result
     }
 
     deinit {

@@ -17,6 +17,9 @@ final class VaultDatabase {
 
     let path: String
     private let connection: SQLiteConnection
+    /// Why this vault can only be read (read-only media or directory, a full disk), as
+    /// the error every write throws; `nil` when it can be written.
+    let readOnlyReason: VaultError?
 
     /// The schema, one statement per object, exactly as SQLite keeps it in `sqlite_schema`
     /// (the text of each `CREATE`, without its semicolon): ``checkSchema(formatVersion:)``
@@ -88,11 +91,48 @@ final class VaultDatabase {
 
     // MARK: Opening and creating
 
-    /// Opens an existing vault file and checks that it is one.
-    init(openingExisting path: String, busyTimeoutMilliseconds: Int32) throws(VaultError) {
-        self.path = path
+    /// Opens an existing vault file and checks that it is one: for reading and writing
+    /// when this process can write it, its directory and its disk, else for reading only.
+    ///
+    /// Why reads must not need write access: a backup on read-only media, a vault made
+    /// immutable (`chattr +i`), or one in a directory the user may not write must still
+    /// open. SQLite's write-ahead log needs `-wal` and `-shm` files beside the vault;
+    /// where they cannot be created and do not exist, the file is opened as immutable
+    /// (nothing can change it there). Where a non-empty `-wal` exists it holds commits,
+    /// so it is read through its `-shm`, or, with no `-shm`, the vault is refused rather
+    /// than read without them. A full disk (no room for the side files) is the same case.
+    static func openExisting(_ path: String, busyTimeoutMilliseconds: Int32) throws(VaultError) -> VaultDatabase {
+        if let reason = FileSystem.whyNotWritable(path) {
+            return try VaultDatabase(openingExisting: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readOnlyBecause: reason)
+        }
+        let missing = FileSystem.missingSideFiles(of: path)
         do {
-            connection = try SQLiteConnection(path: path)
+            return try VaultDatabase(openingExisting: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readOnlyBecause: nil)
+        } catch .io(let failed, let code) where code == ENOSPC || code == EDQUOT {
+            // The side files could not be made: leave no empty ones behind, and read.
+            FileSystem.removeEmptyFiles(missing)
+            return try VaultDatabase(openingExisting: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readOnlyBecause: .io(path: failed, errno: code))
+        }
+    }
+
+    private init(openingExisting path: String, busyTimeoutMilliseconds: Int32, readOnlyBecause reason: VaultError?) throws(VaultError) {
+        self.path = path
+        readOnlyReason = reason
+        let access: SQLiteConnection.Access
+        if reason == nil {
+            access = .readWrite
+        } else if FileSystem.size(of: path + "-wal") ?? 0 > 0 {
+            // Commits sit in the log, and reading it takes a -shm file that cannot be made.
+            guard FileSystem.size(of: path + "-shm") != nil else {
+                if case .io(_, let code)? = reason { throw .io(path: path + "-wal", errno: code) }
+                throw .io(path: path + "-wal", errno: EROFS)
+            }
+            access = .readOnly
+        } else {
+            access = .immutable
+        }
+        do {
+            connection = try SQLiteConnection(path: path, access: access)
             try connection.configureDefensively(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         } catch {
             throw Self.translate(error, path: path)
@@ -109,6 +149,7 @@ final class VaultDatabase {
         // spilled (96k -> 108k items/s at 64 MiB; see Benchmarks/README.md). A single
         // `get` touches a handful of pages, so a short-lived process never grows to this.
         try run("PRAGMA cache_size = -65536")
+        guard reason == nil else { return }
         // A returned write has reached the disk: WAL with a sync on every commit.
         try run("PRAGMA synchronous = FULL")
         let mode = try textPragma("journal_mode = WAL")
@@ -132,6 +173,7 @@ final class VaultDatabase {
 
     private init(unconfigured path: String) throws(VaultError) {
         self.path = path
+        readOnlyReason = nil
         do {
             connection = try SQLiteConnection(path: path)
             try connection.configureDefensively(busyTimeoutMilliseconds: 5_000)
@@ -177,6 +219,7 @@ final class VaultDatabase {
     /// read-then-write inside it cannot race another process; commits durably, or
     /// rolls back if `body` throws.
     func writeTransaction<Result>(_ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
+        if let readOnlyReason { throw readOnlyReason }
         try run("BEGIN IMMEDIATE")
         do {
             let result = try body()

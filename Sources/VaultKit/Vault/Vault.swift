@@ -99,7 +99,7 @@ public final class Vault: Sendable {
             FileSystem.removeDatabaseFiles(temporary)
             throw error
         }
-        let database = try VaultDatabase(openingExisting: path, busyTimeoutMilliseconds: milliseconds(busyTimeout))
+        let database = try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: milliseconds(busyTimeout))
         return Vault(path: path, unlocked: UnlockedVault(database: database, keys: keys, keyEncryptionKey: keyEncryptionKey, header: header))
     }
 
@@ -173,7 +173,7 @@ public final class Vault: Sendable {
     ) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
         try FileSystem.checkExistingVault(at: path)
-        let database = try VaultDatabase(openingExisting: path, busyTimeoutMilliseconds: milliseconds(busyTimeout))
+        let database = try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: milliseconds(busyTimeout))
         var header = try database.readHeader()
         try database.checkSchema(formatVersion: header.formatVersion)
         if header.formatVersion == 1 && !upgradingFormatOne { throw .formatUpgradeRequired(version: 1) }

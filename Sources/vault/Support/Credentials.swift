@@ -14,7 +14,7 @@ enum Credentials {
     /// The passphrase to open a vault, from the environment or the terminal.
     static func passphrase(prompt: String) throws(CLIError) -> SecretBytes {
         if let secret = try fromEnvironment(file: "VAULT_PASSPHRASE_FILE", variable: "VAULT_PASSPHRASE") { return secret }
-        guard let typed = try Terminal.readSecret(prompt: prompt) else { throw .noPassphrase }
+        guard let typed = try Terminal.readSecret(prompt: prompt, noun: "passphrase") else { throw .noPassphrase }
         return typed
     }
 
@@ -23,7 +23,7 @@ enum Credentials {
         let secret: SecretBytes
         if let fromEnvironment = try fromEnvironment(file: "VAULT_PASSPHRASE_FILE", variable: "VAULT_PASSPHRASE") {
             secret = fromEnvironment
-        } else if let typed = try Terminal.readNewSecret(prompt: "New passphrase for \(path): ", confirmation: "Repeat the passphrase: ", what: "passphrases") {
+        } else if let typed = try Terminal.readNewSecret(prompt: "New passphrase for \(path): ", confirmation: "Repeat the passphrase: ", noun: "passphrase", what: "passphrases") {
             secret = typed
         } else {
             throw .noPassphrase
@@ -37,7 +37,7 @@ enum Credentials {
         let secret: SecretBytes
         if let fromEnvironment = try fromEnvironment(file: "VAULT_NEW_PASSPHRASE_FILE", variable: "VAULT_NEW_PASSPHRASE") {
             secret = fromEnvironment
-        } else if let typed = try Terminal.readNewSecret(prompt: "New passphrase for \(path): ", confirmation: "Repeat the new passphrase: ", what: "new passphrases") {
+        } else if let typed = try Terminal.readNewSecret(prompt: "New passphrase for \(path): ", confirmation: "Repeat the new passphrase: ", noun: "new passphrase", what: "new passphrases") {
             secret = typed
         } else {
             throw .noNewPassphrase

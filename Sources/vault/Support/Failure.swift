@@ -24,7 +24,8 @@ enum CLIError: Error {
     case usage(String)
     case noPassphrase
     case noNewPassphrase
-    case noSecret
+    /// The terminal input ended (Ctrl-D) before anything was typed.
+    case inputEnded(noun: String)
     case emptyPassphrase
     case mismatch(what: String)
     case cannotRead(what: String, errno: Int32)
@@ -61,8 +62,8 @@ enum Failure {
             ("no passphrase available: set VAULT_PASSPHRASE_FILE or VAULT_PASSPHRASE, use --key-file, or run on a terminal", ExitStatus.failure)
         case .noNewPassphrase:
             ("no new passphrase available: set VAULT_NEW_PASSPHRASE_FILE or VAULT_NEW_PASSPHRASE, or run on a terminal", ExitStatus.failure)
-        case .noSecret:
-            ("no secret given: the terminal input ended", ExitStatus.failure)
+        case .inputEnded(let noun):
+            ("no \(noun) given: the terminal input ended", ExitStatus.failure)
         case .emptyPassphrase:
             ("refusing an empty passphrase", ExitStatus.failure)
         case .mismatch(let what):

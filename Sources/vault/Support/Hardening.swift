@@ -9,6 +9,14 @@ enum Hardening {
         guard vault_cli_disable_core_dumps() == 0 else { throw .cannotHarden(errno: errno) }
     }
 
+    /// A write past `ulimit -f` raises SIGXFSZ, whose default action kills the process
+    /// without a word (status 153). Ignored, the write fails with EFBIG instead, which
+    /// SQLite reports and the tool turns into its usual one-line error, with the
+    /// transaction rolled back.
+    static func reportFileSizeLimitAsError() {
+        signal(SIGXFSZ, SIG_IGN)
+    }
+
     /// Opens `/dev/null` on any of descriptors 0, 1 and 2 that the parent left closed, so
     /// the vault file or the terminal can never become "standard output" by accident and
     /// receive a secret.

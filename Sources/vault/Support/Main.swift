@@ -8,6 +8,7 @@ extension VaultCommand {
     /// before anything else happens.
     static func main() {
         Hardening.ensureStandardDescriptors()
+        Hardening.reportFileSizeLimitAsError()
         do {
             try Hardening.disableCoreDumps()
         } catch {

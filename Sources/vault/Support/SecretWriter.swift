@@ -48,8 +48,8 @@ enum SecretInput {
     static func read(service: String, account: String) throws(CLIError) -> SecretBytes {
         if Terminal.standardInputIsTerminal {
             let prompt = "Secret for service \(Escaping.quoted(service)), account \(Escaping.quoted(account)): "
-            guard let typed = try Terminal.readNewSecret(prompt: prompt, confirmation: "Repeat the secret: ", what: "secrets") else {
-                throw .noSecret
+            guard let typed = try Terminal.readNewSecret(prompt: prompt, confirmation: "Repeat the secret: ", noun: "secret", what: "secrets") else {
+                throw .inputEnded(noun: "secret")
             }
             return typed
         }

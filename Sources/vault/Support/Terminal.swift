@@ -13,7 +13,7 @@ enum Terminal {
     ///
     /// Echo is restored before returning, on error, and when SIGINT, SIGTERM, SIGHUP or
     /// SIGQUIT arrive while the prompt waits.
-    static func readSecret(prompt: String) throws(CLIError) -> SecretBytes? {
+    static func readSecret(prompt: String, noun: String = "secret") throws(CLIError) -> SecretBytes? {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -34,7 +34,7 @@ enum Terminal {
             }
             if n == 0 {
                 // End of input (Ctrl-D) before any newline: the user gave up.
-                guard line.count > 0 else { throw .noSecret }
+                guard line.count > 0 else { throw .inputEnded(noun: noun) }
                 break
             }
             if byte == UInt8(ascii: "\n") { break }
@@ -47,9 +47,9 @@ enum Terminal {
     }
 
     /// Asks twice, for a new passphrase or secret, and insists both answers match.
-    static func readNewSecret(prompt: String, confirmation: String, what: String) throws(CLIError) -> SecretBytes? {
-        guard let first = try readSecret(prompt: prompt) else { return nil }
-        guard let second = try readSecret(prompt: confirmation) else { return nil }
+    static func readNewSecret(prompt: String, confirmation: String, noun: String, what: String) throws(CLIError) -> SecretBytes? {
+        guard let first = try readSecret(prompt: prompt, noun: noun) else { return nil }
+        guard let second = try readSecret(prompt: confirmation, noun: noun) else { return nil }
         guard first == second else { throw .mismatch(what: what) }
         return first
     }
