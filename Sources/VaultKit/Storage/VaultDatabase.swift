@@ -213,6 +213,36 @@ final class VaultDatabase {
         guard seen == expected.count else { throw .tampered(reason: "the vault's database schema was changed") }
     }
 
+    // MARK: Backup
+
+    /// Copies this database, as one consistent snapshot, into the empty file at
+    /// `destination` with SQLite's online backup (`sqlite3_backup_*`), and syncs it.
+    ///
+    /// Why not copy the file: committed data may still be in `-wal`, which a copy of the
+    /// main file alone misses (and a copy taken mid-write is torn).
+    func backup(into destination: String) throws(VaultError) {
+        let target: SQLiteConnection
+        do {
+            target = try SQLiteConnection(path: destination)
+            try target.configureDefensively(busyTimeoutMilliseconds: 5_000)
+            // A rollback journal while copying, synced on commit: the copy is on disk when
+            // this returns; opening it later as a vault switches it to WAL.
+            try target.execute("PRAGMA synchronous = FULL")
+        } catch {
+            throw Self.translate(error, path: destination)
+        }
+        guard let backup = sqlite3_backup_init(target.handle, "main", connection.handle, "main") else {
+            throw Self.translate(target.error(sqlite3_errcode(target.handle)), path: destination)
+        }
+        let status = sqlite3_backup_step(backup, -1)
+        let finish = sqlite3_backup_finish(backup)
+        guard status == SQLITE_DONE, finish == SQLITE_OK else {
+            let code = status == SQLITE_DONE ? finish : status
+            if code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED { throw .busy(path: path) }
+            throw Self.translate(target.error(code), path: destination)
+        }
+    }
+
     // MARK: Transactions
 
     /// Runs `body` holding the database's write lock (`BEGIN IMMEDIATE`), so a
@@ -572,6 +602,20 @@ final class VaultDatabase {
         do { try body() } catch { throw Self.translate(error, path: path) }
     }
 
+    /// Whether `ulimit -f` limits the size of files this process writes. SQLite reports
+    /// a write cut short by that limit (EFBIG, once SIGXFSZ is ignored) as
+    /// `SQLITE_IOERR_WRITE` without keeping the errno, so under a limit that is taken as
+    /// the cause rather than reported as a bare I/O error.
+    private static var fileSizeIsLimited: Bool {
+        var limit = rlimit()
+        #if canImport(Glibc)
+        let (resource, infinity) = (__rlimit_resource_t(RLIMIT_FSIZE.rawValue), rlim_t.max)  // RLIM_INFINITY is ~0
+        #else
+        let (resource, infinity) = (RLIMIT_FSIZE, RLIM_INFINITY)
+        #endif
+        return getrlimit(resource, &limit) == 0 && limit.rlim_cur != infinity
+    }
+
     /// The boundary where SQLite's result codes become ``VaultError``s.
     static func translate(_ error: SQLiteError, path: String) -> VaultError {
         switch error.primaryCode {
@@ -590,6 +634,8 @@ final class VaultDatabase {
         case SQLITE_READONLY:
             return .io(path: path, errno: error.systemErrno != 0 ? error.systemErrno : EROFS)
         default: // SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_PROTOCOL, ...
+            if error.systemErrno == 0, error.code == SQLITE_IOERR | (3 << 8),  // SQLITE_IOERR_WRITE
+                fileSizeIsLimited { return .io(path: path, errno: EFBIG) }
             return .io(path: path, errno: error.systemErrno != 0 ? error.systemErrno : EIO)
         }
     }

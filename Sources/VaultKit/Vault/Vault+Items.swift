@@ -200,6 +200,52 @@ extension Vault {
         try withUnlocked { (vault) throws(VaultError) in try vault.list(service: service) }
     }
 
+    // MARK: Backing up
+
+    /// Writes a consistent copy of the vault to a new file at `path` and verifies it.
+    ///
+    /// Copying the vault file alone is not a backup: commits may still be in its
+    /// `-wal` side file, and a copy taken while a process writes can be torn. This
+    /// copies one snapshot with SQLite's online backup, while other processes go on
+    /// reading and writing; the copy is created with mode 0600 (parent directories 0700),
+    /// appears complete or not at all, is synced to disk, and is then opened with the
+    /// same keys and verified whole (``verify()``) before this returns.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try vault.backup(to: "/mnt/usb/app-2026-11-23.vault")
+    /// ```
+    ///
+    /// - Returns: the number of items in the copy.
+    /// - Throws: ``VaultError/vaultAlreadyExists(path:)`` if anything is at `path`,
+    ///   ``VaultError/io(path:errno:)``, or any error ``verify()`` throws for the copy.
+    @discardableResult
+    public func backup(to path: String) throws(VaultError) -> Int {
+        try FileSystem.createParentDirectories(of: path)
+        try FileSystem.checkDirectory(of: path)
+        if FileSystem.size(of: path) != nil { throw .vaultAlreadyExists(path: path) }
+        let temporary = try FileSystem.createTemporaryFile(besides: path)
+        do {
+            try withUnlocked { (vault) throws(VaultError) in try vault.database.backup(into: temporary) }
+            try FileSystem.publish(temporary, at: path)
+        } catch {
+            FileSystem.removeDatabaseFiles(temporary)
+            throw error
+        }
+        // The copy, opened with this vault's keys, must verify as a whole.
+        return try withUnlocked { (vault) throws(VaultError) in
+            var copy = UnlockedVault(
+                database: try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: 5_000),
+                keys: vault.keys, keyEncryptionKey: vault.keyEncryptionKey, header: vault.header
+            )
+            try copy.database.checkSchema(formatVersion: VaultHeader.currentFormatVersion)
+            guard try copy.database.readMasterKeyCheck() == vault.keys.keyCheck else { throw .keyChanged }
+            try copy.ensureManifestVerified(bucket: nil, force: true)
+            return try copy.list(service: nil).count
+        }
+    }
+
     // MARK: Verifying
 
     /// Checks the whole vault now: every row against the manifest (nothing deleted,

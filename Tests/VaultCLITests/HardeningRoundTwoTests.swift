@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The CLI side of the second hardening round: a file size limit, read-only vaults,
+/// and `vault backup`.
+@Suite struct HardeningRoundTwoTests {
+    /// `ulimit -f` used to kill `vault set` with SIGXFSZ (status 153, no message).
+    @Test func aFileSizeLimitIsOneErrorLineAndLosesNothing() throws {
+        let cli = CLI()
+        try cli.initVault()
+        try cli.set("svc", "before", "kept")
+        var environment = ChildProcess.cleanEnvironment(cli.environment)
+        environment["VAULT"] = CLI.executable
+        environment["VAULT_PATH"] = cli.vaultPath
+        // A 1 MiB secret against a limit of 64 blocks (32 KiB in dash's 512-byte blocks).
+        let result = try ChildProcess.run("/bin/sh", ["-c", #"head -c 1048576 /dev/zero | tr '\0' x | (ulimit -f 64; exec "$VAULT" set svc big)"#],
+                                          environment: environment)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.isOneErrorLine)
+        #expect(result.stderr.hasSuffix(": file too large\n"), "\(result.stderr)")
+        #expect(try cli.run("get", "svc", "before").stdout == "kept\n")
+        #expect(try cli.run("get", "svc", "big").status == 44)
+        #expect(try cli.run("verify").status == 0)
+    }
+
+    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr"), "needs root and chattr(1)"))
+    func anImmutableVaultReadsAndRefusesWritesWithOneAccurateLine() throws {
+        let cli = CLI()
+        try cli.initVault()
+        try cli.set("svc", "acct", "s3cr3t")
+        #expect(try ChildProcess.run("/usr/bin/chattr", ["+i", cli.vaultPath]).status == 0)
+        defer { _ = try? ChildProcess.run("/usr/bin/chattr", ["-i", cli.vaultPath]) }
+        #expect(try cli.run("get", "svc", "acct").stdout == "s3cr3t\n")
+        #expect(try cli.run("list").stdout == "svc\tacct\n")
+        #expect(try cli.run("verify").status == 0)
+        let write = try cli.run("set", "svc", "other", stdin: "x\n")
+        #expect(write.status == 1)
+        #expect(write.stderr == "vault: \(cli.vaultPath): operation not permitted\n")
+    }
+
+    @Test func backupWritesAVerifiedCopyThatOpensWithTheSamePassphrase() throws {
+        let cli = CLI()
+        try cli.initVault()
+        for index in 0..<5 { try cli.set("svc", "a\(index)", "v\(index)") }
+        let destination = cli.directory + "/backups/copy.vault"
+        let result = try cli.run("backup", destination)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty && result.stderr.isEmpty)
+        #expect(try cli.run(["get", "svc", "a4", "--vault", destination], vault: false).stdout == "v4\n")
+        let again = try cli.run("backup", destination)
+        #expect(again.status == 1)
+        #expect(again.stderr == "vault: a file already exists at \(destination); refusing to overwrite it\n")
+    }
+}
