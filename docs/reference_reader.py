@@ -131,7 +131,8 @@ def verify_manifest(db, manifest_key, version, header):
     if stored_root is None or stored_tag is None:
         fail("manifest root failed authentication")
     if version >= 3:
-        expected_tag = keyed_hash(manifest_key, b"\x06" + header + stored_root)
+        (generation,) = db.execute("SELECT generation FROM vault_generation WHERE singleton = 1").fetchone()
+        expected_tag = keyed_hash(manifest_key, b"\x06" + header + struct.pack("<Q", generation) + stored_root)
     else:
         expected_tag = keyed_hash(manifest_key, b"\x05" + stored_root)
     if expected_tag != stored_tag:

@@ -41,17 +41,34 @@ struct VaultOptions: ParsableArguments {
 
     /// Opens the existing vault with the key file, or the passphrase from the
     /// environment or the terminal.
+    @Flag(
+        name: .customLong("accept-rollback"),
+        help: "Accept the vault as it is although it is older than a state of it seen before (a backup restored on purpose)."
+    )
+    var acceptRollback = false
+
     /// - Parameter upgradingFormatOne: open a format-1 vault too (`vault upgrade`).
     func openVault(upgradingFormatOne: Bool = false) throws -> Vault {
         let path = try path()
         // Before asking for a passphrase that could not be used anyway.
         if access(path, F_OK) != 0 && errno == ENOENT { throw VaultError.vaultNotFound(path: path) }
+        let vault: Vault
         if let keyFile {
             let key = try Credentials.key(fromFile: keyFile)
-            return upgradingFormatOne ? try Vault.upgrade(at: path, key: key) : try Vault.open(at: path, key: key)
+            vault = upgradingFormatOne ? try Vault.upgrade(at: path, key: key) : try Vault.open(at: path, key: key)
+        } else {
+            let passphrase = try Credentials.passphrase(prompt: "Passphrase for \(path): ")
+            vault = upgradingFormatOne ? try Vault.upgrade(at: path, passphrase: passphrase) : try Vault.open(at: path, passphrase: passphrase)
         }
-        let passphrase = try Credentials.passphrase(prompt: "Passphrase for \(path): ")
-        return upgradingFormatOne ? try Vault.upgrade(at: path, passphrase: passphrase) : try Vault.open(at: path, passphrase: passphrase)
+        try Self.rollbackGuard(vault, accepting: acceptRollback)
+        return vault
+    }
+
+    /// The CLI checks every vault it opens against the user's rollback records
+    /// (`$XDG_STATE_HOME/vaultkit/rollback`), unless `VAULT_ROLLBACK_GUARD=off`.
+    static func rollbackGuard(_ vault: Vault, accepting: Bool) throws {
+        guard Environment.value("VAULT_ROLLBACK_GUARD") != "off", let rollbackGuard = RollbackGuard.userStateDirectory else { return }
+        try vault.useRollbackGuard(rollbackGuard, acceptingCurrentState: accepting)
     }
 }
 

@@ -32,7 +32,9 @@ struct CLI {
     /// Runs `vault SUBCOMMAND ARGUMENTS... --vault PATH`.
     @discardableResult
     func run(_ arguments: [String], stdin: Data = Data(), env: [String: String] = [:], unset: [String] = [], vault: Bool = true) throws -> ProcessResult {
-        var environment = ChildProcess.cleanEnvironment(self.environment.merging(env) { $1 })
+        // Each test's own rollback records, not the user's.
+        let state = ["XDG_STATE_HOME": directory + "/state"]
+        var environment = ChildProcess.cleanEnvironment(state.merging(self.environment) { $1 }.merging(env) { $1 })
         for name in unset { environment.removeValue(forKey: name) }
         return try ChildProcess.run(Self.executable, arguments + (vault ? ["--vault", vaultPath] : []), environment: environment, standardInput: stdin, timeout: .seconds(60))
     }

@@ -57,6 +57,7 @@ import TestSupport
         raw.execute("""
             DELETE FROM vault_items WHERE lookup_id = x'\(bobRow[1][0])';
             DROP TABLE vault_manifest;
+            DROP TABLE vault_generation;
             ALTER TABLE vault_header DROP COLUMN manifest_root;
             ALTER TABLE vault_header DROP COLUMN manifest_tag;
             UPDATE vault_header SET format_version = 1;
@@ -77,7 +78,7 @@ import TestSupport
         let (vault, path) = try Fixtures.passphraseVault()
         try vault.set("s", service: "api", account: "alice")
         vault.close()
-        RawDatabase(path).execute("UPDATE vault_header SET format_version = 2; PRAGMA user_version = 2;")
+        RawDatabase(path).execute("UPDATE vault_header SET format_version = 2; PRAGMA user_version = 2; DROP TABLE vault_generation;")
         #expect(throws: Self.downgraded) { try Vault.open(at: path, passphrase: "correct horse") }
         // The wrong passphrase is still just that.
         #expect(throws: VaultError.wrongPassphrase) { try Vault.open(at: path, passphrase: "wrong") }

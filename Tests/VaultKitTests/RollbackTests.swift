@@ -121,11 +121,16 @@ import VaultKit
     @Test func aReplacedOrForgedManifestRootIsDetected() throws {
         let (vault, path, key, _) = try Self.populated()
         let old = RawDatabase(path).rows("SELECT manifest_root, manifest_tag FROM vault_header")[0]
+        let oldGeneration = try #require(RawDatabase(path).integer("SELECT generation FROM vault_generation"))
         try vault.set("other", service: "target", account: "bob")
         vault.close()
 
-        // An older root with its valid tag: the buckets no longer add up to it.
-        RawDatabase(path).execute("UPDATE vault_header SET manifest_root = x'\(old[0])', manifest_tag = x'\(old[1])'")
+        // An older root with its valid tag (and the generation it covers): the buckets no
+        // longer add up to it.
+        RawDatabase(path).execute("""
+            UPDATE vault_header SET manifest_root = x'\(old[0])', manifest_tag = x'\(old[1])';
+            UPDATE vault_generation SET generation = \(oldGeneration);
+            """)
         let reopened = try Vault.open(at: path, key: key)
         #expect(throws: VaultError.tampered(reason: "manifest buckets do not match the manifest root")) { try reopened.verify() }
         reopened.close()

@@ -108,18 +108,29 @@ extension KeyHierarchy {
         }
     }
 
-    /// The tag stored beside the root: `H(0x06 || header || root)`, where `header` is
-    /// ``VaultHeader/authenticatedBytes``. It authenticates the header with the root, so
-    /// no header field (format version, vault id, KDF settings, key wrapping) can be
-    /// changed, nor a header put back with an older root, without the master key.
-    func manifestRootTag(_ root: ManifestDigest, header: VaultHeader) -> ManifestDigest {
-        let headerBytes = header.authenticatedBytes
-        return withUnsafeTemporaryAllocation(byteCount: 1 + headerBytes.count + 32, alignment: 8) { message in
-            message[0] = 0x06
-            headerBytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: message[1...]).copyMemory(from: $0) }
-            root.withLittleEndianBytes { UnsafeMutableRawBufferPointer(rebasing: message[(1 + headerBytes.count)...]).copyMemory(from: $0) }
+    /// The tag stored beside the root: `H(0x06 || header || u64le(generation) || root)`,
+    /// where `header` is ``VaultHeader/authenticatedBytes``. It authenticates the header
+    /// and the write counter with the root, so no header field (format version, vault id,
+    /// KDF settings, key wrapping) nor the generation can be changed, nor a header put
+    /// back with an older root, without the master key.
+    func manifestRootTag(_ root: ManifestDigest, header: VaultHeader, generation: UInt64) -> ManifestDigest {
+        var prefix: [UInt8] = [0x06]
+        prefix += header.authenticatedBytes
+        withUnsafeBytes(of: generation.littleEndian) { prefix += $0 }
+        return withUnsafeTemporaryAllocation(byteCount: prefix.count + 32, alignment: 8) { message in
+            prefix.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: message[..<prefix.count]).copyMemory(from: $0) }
+            root.withLittleEndianBytes { UnsafeMutableRawBufferPointer(rebasing: message[prefix.count...]).copyMemory(from: $0) }
             return manifestHash(UnsafeRawBufferPointer(message))
         }
+    }
+
+    /// The MAC of a rollback-guard record: `H(0x07 || vault_id || u64le(generation) || root)`.
+    func rollbackGuardMAC(vaultID: [UInt8], generation: UInt64, root: ManifestDigest) -> ManifestDigest {
+        var message: [UInt8] = [0x07]
+        message += vaultID
+        withUnsafeBytes(of: generation.littleEndian) { message += $0 }
+        message += root.bytes
+        return message.withUnsafeBytes { manifestHash($0) }
     }
 
     /// Format 2's tag, `H(0x05 || root)`: checked only when upgrading a format-2 vault.

@@ -87,7 +87,15 @@ final class VaultDatabase {
             digest BLOB NOT NULL
         ) STRICT
         """
-    private static let schema = [headerTable, itemsTable, itemsByServiceIndex, manifestTable].joined(separator: ";\n") + ";"
+    /// Format 3's write counter: one more for every committed change (docs/FORMAT.md
+    /// section 6), so a state can be told to be older than another (the rollback guard).
+    private static let generationTable = """
+        CREATE TABLE vault_generation (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            generation INTEGER NOT NULL
+        ) STRICT
+        """
+    private static let schema = [headerTable, itemsTable, itemsByServiceIndex, manifestTable, generationTable].joined(separator: ";\n") + ";"
 
     // MARK: Opening and creating
 
@@ -167,7 +175,8 @@ final class VaultDatabase {
             try database.run("PRAGMA user_version = \(VaultHeader.currentFormatVersion)")
             try database.run(Self.schema)
             try database.insertHeader(header)
-            try database.writeManifestRoot(.zero, tag: manifestTag)
+            try database.run("INSERT INTO vault_generation (singleton, generation) VALUES (1, 0)")
+            try database.writeManifestRoot(.zero, tag: manifestTag, generation: 0)
         }
     }
 
@@ -197,6 +206,7 @@ final class VaultDatabase {
         if formatVersion >= 2 {
             expected["table vault_header"] = [Self.headerTable, Self.upgradedHeaderTable]
             expected["table vault_manifest"] = [Self.manifestTable]
+            if formatVersion >= 3 { expected["table vault_generation"] = [Self.generationTable] }
         } else {
             expected["table vault_header"] = [Self.formatOneHeaderTable]
         }
@@ -494,7 +504,8 @@ final class VaultDatabase {
         }
     }
 
-    func writeManifestRoot(_ root: ManifestDigest, tag: ManifestDigest) throws(VaultError) {
+    /// Stores the root, its tag and the generation the tag covers, in the caller's transaction.
+    func writeManifestRoot(_ root: ManifestDigest, tag: ManifestDigest, generation: UInt64) throws(VaultError) {
         try query("UPDATE vault_header SET manifest_root = ?, manifest_tag = ? WHERE singleton = 1") { statement throws(VaultError) in
             try bind { () throws(SQLiteError) in
                 try statement.bind(1, blob: root.bytes)
@@ -502,6 +513,26 @@ final class VaultDatabase {
             }
             _ = try step(statement)
         }
+        try query("UPDATE vault_generation SET generation = ? WHERE singleton = 1") { statement throws(VaultError) in
+            try bind { () throws(SQLiteError) in try statement.bind(1, int64: Int64(bitPattern: generation)) }
+            _ = try step(statement)
+        }
+    }
+
+    /// The write counter (format 3).
+    func readGeneration() throws(VaultError) -> UInt64 {
+        try query("SELECT generation FROM vault_generation WHERE singleton = 1") { statement throws(VaultError) in
+            guard try step(statement) else { throw .tampered(reason: "the vault's generation is missing") }
+            let value = statement.int64(0)
+            guard value >= 0 else { throw .tampered(reason: "invalid vault generation") }
+            return UInt64(value)
+        }
+    }
+
+    /// Adds format 3's generation table, counting from `generation` (format upgrade).
+    func addGenerationTable(startingAt generation: UInt64) throws(VaultError) {
+        try run(Self.generationTable)
+        try run("INSERT INTO vault_generation (singleton, generation) VALUES (1, \(generation))")
     }
 
     /// One bucket's stored digest as raw bytes, or `nil` when it has no row (empty bucket).

@@ -32,7 +32,8 @@ enum FormatUpgrade {
             header.wrappedMasterKey = wrapped
             try database.updateKeyWrapping(header)
             try database.setFormatVersion(header.formatVersion)
-            try UnlockedVault.rebuildManifest(database: database, keys: keys, header: header)
+            try database.addGenerationTable(startingAt: 1)
+            try UnlockedVault.rebuildManifest(database: database, keys: keys, header: header, generation: 1)
             return header
         }
     }

@@ -103,6 +103,9 @@ final class ManifestCheck {
     /// Set for the length of a write transaction: no other connection can commit while
     /// it holds the write lock, so the version is checked once, not once per write.
     var holdsWriteLock = false
+    /// The generation and root the write transaction in progress is about to commit,
+    /// for the rollback guard to record once it has.
+    var committing: (generation: UInt64, root: ManifestDigest)?
 
     /// After this connection's own commit, from a version this check was valid for.
     func ownCommit(from before: Int64, to after: Int64) {
@@ -179,7 +182,7 @@ extension UnlockedVault {
         guard !manifestChanges.isEmpty else { return }
         // The header as stored now, not as this handle last saw it: another process may
         // have changed the passphrase, and the tag covers the header.
-        var (root, header) = try verifiedStoredRoot()
+        var (root, header, generation) = try verifiedStoredRoot()
         for bucket in manifestChanges.touched {
             let delta = manifestChanges.delta(bucket)
             if delta.isZero { continue }
@@ -189,19 +192,34 @@ extension UnlockedVault {
             if !new.isZero { root += manifestCheck.bucketTerm(bucket, digest: new, keys: keys) }
             try database.setManifestDigest(bucket: bucket, new)
         }
-        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: header))
+        generation += 1
+        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: header, generation: generation), generation: generation)
+        manifestCheck.committing = (generation, root)
     }
 
-    /// Re-tags the stored root for a header this transaction is writing (passphrase change):
-    /// the root is verified under the header stored before.
+    /// Re-tags the stored root for a header this transaction is writing (passphrase change),
+    /// one generation on: the root is verified under the header stored before.
     func retagManifestRoot(for newHeader: VaultHeader) throws(VaultError) {
-        let (root, _) = try verifiedStoredRoot()
-        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: newHeader))
+        let (root, _, generation) = try verifiedStoredRoot()
+        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: newHeader, generation: generation + 1), generation: generation + 1)
+        manifestCheck.committing = (generation + 1, root)
     }
 
-    /// Recomputes the whole manifest from the rows under `keys`, tagged with `header`
-    /// (re-key, format upgrade).
-    static func rebuildManifest(database: VaultDatabase, keys: KeyHierarchy, header: VaultHeader) throws(VaultError) {
+    /// The stored generation, read under the same check as the root (rekey continues from it).
+    func verifiedGeneration() throws(VaultError) -> UInt64 {
+        try verifiedStoredRoot().generation
+    }
+
+    /// The stored root and generation, and the vault id, verified: what a rollback guard compares.
+    func verifiedState() throws(VaultError) -> (vaultID: [UInt8], generation: UInt64, root: ManifestDigest) {
+        let (root, header, generation) = try database.readTransaction { () throws(VaultError) in try verifiedStoredRoot() }
+        return (header.vaultID, generation, root)
+    }
+
+    /// Recomputes the whole manifest from the rows under `keys`, tagged with `header` at
+    /// `generation` (re-key, format upgrade).
+    @discardableResult
+    static func rebuildManifest(database: VaultDatabase, keys: KeyHierarchy, header: VaultHeader, generation: UInt64) throws(VaultError) -> ManifestDigest {
         let digests = try computeDigests(database: database, keys: keys, bucket: nil)
         try database.deleteAllManifestBuckets()
         var root = ManifestDigest.zero
@@ -209,7 +227,8 @@ extension UnlockedVault {
             root += keys.manifestBucketTerm(bucket: bucket, digest: digest)
             try database.setManifestDigest(bucket: bucket, digest)
         }
-        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: header))
+        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: header, generation: generation), generation: generation)
+        return root
     }
 
     // MARK: Verifying reads
@@ -269,7 +288,7 @@ extension UnlockedVault {
 
     /// The stored digest of every bucket (zero where none), checked against the root.
     private func verifiedStoredBuckets() throws(VaultError) -> [ManifestDigest] {
-        let (root, _) = try verifiedStoredRoot()
+        let (root, _, _) = try verifiedStoredRoot()
         var digests = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
         var computedRoot = ManifestDigest.zero
         try database.forEachManifestBucket { (bucket, bytes) throws(VaultError) in
@@ -283,9 +302,9 @@ extension UnlockedVault {
         return digests
     }
 
-    /// The header's manifest root, after checking its tag over the header as stored now;
-    /// also that header.
-    private func verifiedStoredRoot() throws(VaultError) -> (ManifestDigest, VaultHeader) {
+    /// The header's manifest root, after checking its tag over the header and generation
+    /// as stored now; also that header and generation.
+    private func verifiedStoredRoot() throws(VaultError) -> (root: ManifestDigest, header: VaultHeader, generation: UInt64) {
         let header = try database.readHeader()
         guard header.formatVersion == VaultHeader.currentFormatVersion else {
             throw .tampered(reason: "the vault's format version changed while it was open")
@@ -294,11 +313,12 @@ extension UnlockedVault {
         guard let rootBytes, let tagBytes else { throw .tampered(reason: "manifest root is missing") }
         let root = rootBytes.withUnsafeBytes { ManifestDigest(bytes: $0) }
         guard let root, tagBytes.count == 32 else { throw .tampered(reason: "invalid manifest root") }
-        let valid = keys.manifestRootTag(root, header: header).withLittleEndianBytes { expected in
+        let generation = try database.readGeneration()
+        let valid = keys.manifestRootTag(root, header: header, generation: generation).withLittleEndianBytes { expected in
             tagBytes.withUnsafeBytes { Sodium.constantTimeEqual(expected, $0) }
         }
         guard valid else { throw .tampered(reason: "vault header or manifest root failed authentication") }
-        return (root, header)
+        return (root, header, generation)
     }
 
     private func storedDigest(bucket: Int) throws(VaultError) -> ManifestDigest {

@@ -13,6 +13,8 @@ struct UnlockedVault {
     let manifestCheck = ManifestCheck()
     /// The manifest changes of the write transaction in progress.
     let manifestChanges = ManifestChanges()
+    /// Where each commit's generation is recorded, once the vault uses a rollback guard.
+    var rollbackGuard: RollbackGuardFile?
 
     enum WriteMode {
         case add, update, set
@@ -72,6 +74,7 @@ struct UnlockedVault {
             manifestCheck.holdsWriteLock = false
         }
         var versionBefore: Int64 = -1
+        manifestCheck.committing = nil
         let result = try database.writeTransaction { () throws(VaultError) in
             try refreshKeysIfRekeyed()
             // What other connections committed before this lock was taken, checked once:
@@ -84,7 +87,17 @@ struct UnlockedVault {
             return result
         }
         manifestCheck.ownCommit(from: versionBefore, to: database.snapshotVersion)
+        recordCommit()
         return result
+    }
+
+    /// Tells the rollback guard what the transaction just committed. After the commit, so
+    /// the record is never ahead of the file; best effort, since the write has happened
+    /// and a record that lags only weakens the next check.
+    func recordCommit() {
+        guard let committed = manifestCheck.committing else { return }
+        manifestCheck.committing = nil
+        rollbackGuard?.record(generation: committed.generation, root: committed.root, keys: keys)
     }
 
     // MARK: Reading

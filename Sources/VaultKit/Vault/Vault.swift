@@ -93,7 +93,7 @@ public final class Vault: Sendable {
         )
         let temporary = try FileSystem.createTemporaryFile(besides: path)
         do {
-            try VaultDatabase.initialize(fileAt: temporary, header: header, manifestTag: keys.manifestRootTag(.zero, header: header))
+            try VaultDatabase.initialize(fileAt: temporary, header: header, manifestTag: keys.manifestRootTag(.zero, header: header, generation: 0))
             try FileSystem.publish(temporary, at: path)
         } catch {
             FileSystem.removeDatabaseFiles(temporary)
@@ -239,6 +239,7 @@ public final class Vault: Sendable {
 
     private func rewrap(keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
+            vault.manifestCheck.committing = nil
             let header = try vault.database.writeTransaction { () throws(VaultError) -> VaultHeader in
                 try vault.refreshKeysIfRekeyed()
                 let (nonce, wrapped) = UnlockedVault.wrap(masterKey: vault.keys.masterKey, with: keyEncryptionKey)
@@ -253,6 +254,7 @@ public final class Vault: Sendable {
             }
             vault.header = header
             vault.keyEncryptionKey = keyEncryptionKey
+            vault.recordCommit()
         }
     }
 
@@ -264,6 +266,7 @@ public final class Vault: Sendable {
     /// follow the change on their next call.
     public func rekey() throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
+            vault.manifestCheck.committing = nil
             let (newKeys, header) = try vault.database.writeTransaction { () throws(VaultError) -> (KeyHierarchy, VaultHeader) in
                 try vault.refreshKeysIfRekeyed()
                 // A fresh manifest is built from the rows: they must be the right ones.
@@ -287,13 +290,41 @@ public final class Vault: Sendable {
                 header.masterKeyNonce = nonce
                 header.wrappedMasterKey = wrapped
                 header.masterKeyCheck = newKeys.keyCheck
+                let generation = try vault.verifiedGeneration() + 1
                 try vault.database.updateKeyWrapping(header)
-                try UnlockedVault.rebuildManifest(database: vault.database, keys: newKeys, header: header)
+                let root = try UnlockedVault.rebuildManifest(database: vault.database, keys: newKeys, header: header, generation: generation)
+                vault.manifestCheck.committing = (generation, root)
                 return (newKeys, header)
             }
             vault.keys = newKeys
             vault.header = header
             vault.manifestCheck.keysChanged()
+            vault.recordCommit()
+        }
+    }
+
+    // MARK: Rollback guard
+
+    /// Checks this vault against the newest state of it this user has seen, recorded in
+    /// `rollbackGuard`'s directory, and from now on records each commit there.
+    ///
+    /// Call it right after opening. It is O(1): it reads the vault's authenticated
+    /// generation and manifest root, and one 80-byte record; each later commit adds one
+    /// small write to the record (see ``RollbackGuard``).
+    ///
+    /// - Parameter acceptingCurrentState: take the vault as it is as the newest state,
+    ///   even if it is older than the record: for a backup restored on purpose.
+    /// - Throws: ``VaultError/rolledBack(path:seenGeneration:fileGeneration:)`` when the
+    ///   file is older than the record (replaced with an older copy, or commits lost
+    ///   from its `-wal`), or holds a different state at the recorded generation;
+    ///   ``VaultError/tampered(reason:)`` if the header does not authenticate;
+    ///   ``VaultError/io(path:errno:)`` and the permission errors for the record's directory.
+    public func useRollbackGuard(_ rollbackGuard: RollbackGuard, acceptingCurrentState: Bool = false) throws(VaultError) {
+        try withUnlocked { (vault) throws(VaultError) in
+            let state = try vault.verifiedState()
+            let file = try RollbackGuardFile(rollbackGuard, vaultID: state.vaultID)
+            try file.check(generation: state.generation, root: state.root, keys: vault.keys, vaultPath: path, accepting: acceptingCurrentState)
+            vault.rollbackGuard = file
         }
     }
 

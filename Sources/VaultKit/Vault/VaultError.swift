@@ -32,6 +32,10 @@ public enum VaultError: Error, Equatable, Hashable, Sendable {
     case corrupted(reason: String)
     /// Authentication failed: an item or the header was modified, moved or replaced.
     case tampered(reason: String)
+    /// The vault file holds an older state than one this user has already seen or
+    /// written (see ``Vault/useRollbackGuard(_:acceptingCurrentState:)``): the file was
+    /// replaced with an older copy, or lost commits from its `-wal`.
+    case rolledBack(path: String, seenGeneration: UInt64, fileGeneration: UInt64)
     /// The operating system refused an operation on this path; `errno` says why.
     case io(path: String, errno: Int32)
     /// An argument was rejected before anything was touched; the text says which and why.
@@ -73,6 +77,12 @@ extension VaultError: CustomStringConvertible {
         case .formatUpgradeRequired(let version): "vault format \(version) cannot be verified; upgrade it explicitly (vault upgrade) if you trust the file as it is"
         case .corrupted(let reason): "vault is corrupted: \(reason)"
         case .tampered(let reason): "vault is tampered: \(reason)"
+        case .rolledBack(let path, let seen, let found):
+            if seen == found {
+                "\(path) is not the state this user last saw at generation \(seen): it was replaced, or lost commits and was written again"
+            } else {
+                "\(path) is older than a state this user has seen (generation \(found), seen \(seen)): it was replaced with an older copy or lost commits from its -wal"
+            }
         case .io(let path, let code): "\(path): \(String(cString: strerror(code)))"
         case .invalidArgument(let reason): "invalid argument: \(reason)"
         case .busy(let path): "vault is locked by another process for too long: \(path)"

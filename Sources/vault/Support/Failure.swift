@@ -115,6 +115,8 @@ enum Failure {
             ("\(path): \(systemMessage(code))", ExitStatus.failure)
         case .invalidArgument(let reason):
             (reason, ExitStatus.failure)
+        case .rolledBack:
+            (error.description + "; if you restored this file on purpose, accept it once with --accept-rollback", ExitStatus.failure)
         case .formatUpgradeRequired(let version):
             ("vault format \(version) has no tamper protection; if you trust this file as it is, run 'vault upgrade'", ExitStatus.failure)
         case .notAVault, .unsupportedFormatVersion, .corrupted, .tampered, .busy,
