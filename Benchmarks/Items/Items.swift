@@ -114,6 +114,28 @@ let benchmarks: @Sendable () -> Void = {
             },
             teardown: { setState.value?.0.close(); setState.value = nil }
         )
+
+        // The same with a rollback guard: one more small pwrite (under flock) per commit.
+        let guardedState = Shared<(Vault, IndexStream)>()
+        Benchmark(
+            "set durable with rollback guard @\(label)",
+            configuration: Bench.configuration(maxDuration: .seconds(3), maxIterations: 2_000),
+            closure: { benchmark in
+                var (vault, indices) = guardedState.value!
+                for _ in benchmark.scaledIterations {
+                    let index = indices.next()
+                    try! vault.set(secret, service: Bench.service(index), account: Bench.account(index))
+                }
+                guardedState.value = (vault, indices)
+            },
+            setup: {
+                let fixture = try VaultFixture.withItems(count)
+                let vault = try fixture.open()
+                try vault.useRollbackGuard(RollbackGuard(directory: Bench.scratchDirectory + "/rollback"))
+                guardedState.value = (vault, IndexStream(bound: count, seed: 42))
+            },
+            teardown: { guardedState.value?.0.close(); guardedState.value = nil }
+        )
     }
 
     // MARK: Bulk import: N new items in one batch (one transaction, one durable commit)
