@@ -78,4 +78,18 @@ import Glibc
         #expect(try cli.run("get", "svc", "acct", "--accept-rollback").stdout == "old\n")
         #expect(try cli.run("get", "svc", "acct").stdout == "old\n")
     }
+
+    /// Only the first line of a passphrase file counts, so a long file is fine; a first
+    /// line over 64 KiB is not.
+    @Test func aLongPassphraseFileIsReadToItsFirstLineOnly() throws {
+        let cli = CLI()
+        try cli.initVault()
+        let file = cli.directory + "/pass"
+        try writePrivateFile(file, Data(("correct horse\n" + String(repeating: "comment line\n", count: 10_000)).utf8))
+        #expect(try cli.run(["list"], env: ["VAULT_PASSPHRASE_FILE": file], unset: ["VAULT_PASSPHRASE"]).status == 0)
+        try writePrivateFile(file, Data(String(repeating: "x", count: 70_000).utf8))
+        let tooLong = try cli.run(["list"], env: ["VAULT_PASSPHRASE_FILE": file], unset: ["VAULT_PASSPHRASE"])
+        #expect(tooLong.status == 1)
+        #expect(tooLong.stderr == "vault: cannot read the passphrase file \(file): file too large\n")
+    }
 }

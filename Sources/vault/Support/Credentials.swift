@@ -59,7 +59,8 @@ enum Credentials {
     }
 
     private static func firstLine(ofFile path: String) throws(CLIError) -> SecretBytes {
-        let contents = try readFile(path, what: "the passphrase file \(path)", limit: 64 * 1024)
+        // Only the first line counts, so only it is read (a longer file is fine).
+        let contents = try readFile(path, what: "the passphrase file \(path)", limit: 64 * 1024, firstLineOnly: true)
         let bytes = contents.bytes
         var end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
         if end > 0 && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
@@ -98,14 +99,15 @@ enum Credentials {
         return key
     }
 
-    private static func readFile(_ path: String, what: String, limit: Int) throws(CLIError) -> SensitiveBuffer {
+    private static func readFile(_ path: String, what: String, limit: Int, firstLineOnly: Bool = false) throws(CLIError) -> SensitiveBuffer {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotRead(what: what, errno: errno) }
         defer { close(fd) }
         try refuseIfOthersCanRead(fd, what: what)
         let contents = SensitiveBuffer()
         do throws(CLIError) {
-            guard try contents.readAll(from: fd, limit: limit) else { throw CLIError.cannotRead(what: what, errno: EFBIG) }
+            let complete = firstLineOnly ? try contents.readFirstLine(from: fd, limit: limit) : try contents.readAll(from: fd, limit: limit)
+            guard complete else { throw CLIError.cannotRead(what: what, errno: EFBIG) }
         } catch {
             if case .cannotRead(_, let code) = error { throw .cannotRead(what: what, errno: code) }
             throw error

@@ -72,6 +72,26 @@ final class SensitiveBuffer {
         }
     }
 
+    /// Reads until a newline has arrived or the input ended, returning `true`; or `false`
+    /// once more than `limit` bytes came without a newline. Bytes after the newline in
+    /// the last read may be kept too.
+    func readFirstLine(from fd: Int32, limit: Int) throws(CLIError) -> Bool {
+        while true {
+            reserve(4096)
+            let room = min(capacity - count, limit + 1 - count)
+            let n = read(fd, pointer + count, room)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .cannotRead(what: "standard input", errno: errno)
+            }
+            if n == 0 { return true }
+            let start = count
+            count += n
+            if memchr(pointer + start, Int32(UInt8(ascii: "\n")), n) != nil { return true }
+            if count > limit { return false }
+        }
+    }
+
     /// A copy of `range` (all bytes by default) in VaultKit's zeroed-on-release memory.
     func secret(_ range: Range<Int>? = nil) -> SecretBytes {
         let range = range ?? 0..<count
