@@ -76,6 +76,7 @@ let package = Package(
             name: "VaultAuth",
             dependencies: [
                 "VaultKit",
+                "CSodium",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
