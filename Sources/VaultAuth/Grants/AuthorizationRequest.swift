@@ -33,12 +33,19 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
 
     /// A new request with a fresh `state` and code verifier.
     public init(authorizationEndpoint: URL, clientID: String, redirectURI: URL, scope: String? = nil) {
+        self.init(authorizationEndpoint: authorizationEndpoint, clientID: clientID, redirectURI: redirectURI, scope: scope,
+                  state: Self.randomToken(), codeVerifier: Self.randomToken())
+    }
+
+    /// A request restored from its parts, for an app that must survive a restart while the
+    /// browser is open (keep `state` and `codeVerifier` in the vault meanwhile).
+    public init(authorizationEndpoint: URL, clientID: String, redirectURI: URL, scope: String? = nil, state: String, codeVerifier: String) {
         self.authorizationEndpoint = authorizationEndpoint
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.scope = scope
-        state = Self.randomToken()
-        codeVerifier = Self.randomToken()
+        self.state = state
+        self.codeVerifier = codeVerifier
     }
 
     /// `BASE64URL(SHA256(code_verifier))`, the `S256` challenge of RFC 7636 section 4.2.
