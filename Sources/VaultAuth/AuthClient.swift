@@ -361,8 +361,11 @@ public actor AuthClient {
         guard let current = tokens else { throw .signedOut(signOutReason) }
         if unpersisted {
             do {
-                try store.save(current)
-                unpersisted = false
+                let lease = try await refreshLock.acquire()
+                defer { lease.release() }
+                let store = self.store
+                try await OffPool.run { () throws(TokenStoreError) in try store.save(current) }
+                if tokens?.sameCredential(as: current) == true { unpersisted = false }
             } catch {
                 logger.warning("tokens still not persisted", metadata: ["error": "\(error)"])
             }

@@ -93,6 +93,23 @@ struct ReadyService: Service {
 
 let resource = HTTPRequest(url: base.appendingPathComponent(environment["VAULT_AUTH_TEST_RESOURCE_PATH"] ?? "api/me"))
 
+/// One API call, reported as `<label> <status>` (exit 0 for 200), `SIGNED_OUT <reason>` (exit 3)
+/// or `ERROR` (exit 1).
+func sendAndExit(label: String, refreshFirst: Bool) async -> Never {
+    do {
+        if refreshFirst { try await client.refreshNow() }
+        let response = try await client.send(resource)
+        say("\(label) \(response.status)")
+        exit(response.status == 200 ? 0 : 1)
+    } catch AuthError.signedOut(let reason) {
+        say("SIGNED_OUT \(reason)")
+        exit(3)
+    } catch {
+        say("ERROR \(error)")
+        exit(1)
+    }
+}
+
 /// Announces READY and blocks until the test writes a line: lets a test start several
 /// processes and release them together.
 func waitForGo() {
@@ -143,33 +160,12 @@ case "refresh-loop":
     }
 
 case "check":
-    do {
-        // Refresh first: the stored refresh token is what a crash could have left stale.
-        try await client.refreshNow()
-        let response = try await client.send(resource)
-        say("SIGNED_IN \(response.status)")
-        exit(response.status == 200 ? 0 : 1)
-    } catch AuthError.signedOut(let reason) {
-        say("SIGNED_OUT \(reason)")
-        exit(3)
-    } catch {
-        say("ERROR \(error)")
-        exit(1)
-    }
+    // Refresh first: the stored refresh token is what a crash could have left stale.
+    await sendAndExit(label: "SIGNED_IN", refreshFirst: true)
 
 case "send-on-go":
     waitForGo()
-    do {
-        let response = try await client.send(resource)
-        say("STATUS \(response.status)")
-        exit(response.status == 200 ? 0 : 1)
-    } catch AuthError.signedOut(let reason) {
-        say("SIGNED_OUT \(reason)")
-        exit(3)
-    } catch {
-        say("ERROR \(error)")
-        exit(1)
-    }
+    await sendAndExit(label: "STATUS", refreshFirst: false)
 
 case "sign-out-on-go":
     waitForGo()
