@@ -684,12 +684,21 @@ public actor AuthClient {
         guard let session = configuration.session, let sessionID = old.sessionID else { return nil }
         var request = HTTPRequest(method: "DELETE", url: session.url(of: sessionID))
         request.setHeader("Authorization", old.authorizationHeader)
-        guard let response = try? await transport.send(request),
-              strategy.authFailure(in: response, for: request) == .tokenRejected,
+        let response = try? await transport.send(request)
+        guard let response, strategy.authFailure(in: response, for: request) == .tokenRejected,
               old.refreshToken != nil,
-              let fresh = try? await strategy.refresh(old, transport: transport) else { return nil }
+              let fresh = try? await strategy.refresh(old, transport: transport) else {
+            if let response { leaseReleased(response) }
+            return nil
+        }
         request.setHeader("Authorization", fresh.authorizationHeader)
-        _ = try? await transport.send(request)
+        if let retried = try? await transport.send(request) { leaseReleased(retried) }
         return fresh
+    }
+
+    private func leaseReleased(_ response: HTTPResponse) {
+        guard [200, 204, 404, 410].contains(response.status) else { return }
+        logger.info("session released at sign-out")
+        emit(.leaseReleased)
     }
 }

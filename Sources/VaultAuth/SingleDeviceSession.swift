@@ -47,6 +47,7 @@ extension AuthClient {
                 throw .sessionProtocol("claim answer without session_id")
             }
             try await recordSessionID(sessionID, epoch: claimEpoch)
+            configuration.logger.info("session claimed")
             emit(.leaseClaimed)
         case 409:
             await refuseLogin(current)
@@ -68,6 +69,7 @@ extension AuthClient {
         let response = try await send(HTTPRequest(method: "PUT", url: session.url(of: sessionID)))
         switch response.status {
         case 200, 204:
+            configuration.logger.debug("session renewed")
             emit(.leaseRenewed)
             return
         case 404, 410:
