@@ -19,10 +19,15 @@ import VaultKit
         let first = try AuthClient(store: fixture.store(), strategy: fixture.oauthStrategy(), configuration: fixture.configuration())
         let second = try AuthClient(store: fixture.store(), strategy: fixture.oauthStrategy(), configuration: fixture.configuration())
 
+        let firstEvents = await first.events(), secondEvents = await second.events()
         async let a = first.send(fixture.resource)
         async let b = second.send(fixture.resource)
         let statuses = try await [a.status, b.status]
         #expect(statuses == [200, 200])
+        // One asked the server, the other took its tokens from the vault.
+        var firstIterator = firstEvents.makeAsyncIterator(), secondIterator = secondEvents.makeAsyncIterator()
+        let outcomes = [await firstIterator.next(), await secondIterator.next()].compactMap { $0 }
+        #expect(Set(outcomes) == [.refreshed, .adoptedTokensFromVault])
         #expect(fixture.server.counters.refreshRequests == 1)
         #expect(fixture.server.counters.reuseDetections == 0)
         #expect(await first.currentTokens?.refreshToken == (await second.currentTokens?.refreshToken))
