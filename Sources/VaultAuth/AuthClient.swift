@@ -165,7 +165,7 @@ public actor AuthClient {
     // MARK: Signing in and out
 
     /// Signs in with tokens obtained elsewhere (see ``OAuth2Grants`` and
-    /// ``AuthorizationCodeFlow``): stores them, then claims the single-device session if one is
+    /// ``AuthorizationRequest``): stores them, then claims the single-device session if one is
     /// configured.
     ///
     /// Starts a new session epoch: a refresh still in flight for earlier tokens is discarded.
