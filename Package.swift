@@ -76,6 +76,7 @@ let package = Package(
             name: "VaultAuth",
             dependencies: [
                 "VaultKit",
+                "CSodium",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -94,6 +95,9 @@ let package = Package(
             path: "Tests/Helpers/vault-auth-test-client"
         ),
 
+        // The three first-token grants, runnable against a real server (docs/AUTH.md), also run by the tests.
+        .executableTarget(name: "auth-grants-demo", dependencies: ["VaultAuth", "VaultKit"], path: "Examples/AuthGrantsDemo"),
+
         .testTarget(
             name: "VaultAuthTests",
             dependencies: [
@@ -101,6 +105,7 @@ let package = Package(
                 "VaultKit",
                 "TestSupport",
                 "vault-auth-test-client",
+                "auth-grants-demo",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

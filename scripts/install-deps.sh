@@ -30,3 +30,10 @@ if [[ "${1:-}" == "--test" ]] && ! python3 -c "import nacl.pwhash" >/dev/null 2>
     python3 -m pip install --quiet --disable-pip-version-check pynacl >/dev/null 2>&1 \
         || echo "install-deps: could not install PyNaCl; the independent-reader format tests will be skipped" >&2
 fi
+
+# Test extra: django-oauth-toolkit, the real OAuth 2.0 authorization server the VaultAuth tests
+# start themselves (Tests/OAuthServer). Required, not skipped: without it those tests fail.
+if [[ "${1:-}" == "--test" ]] && ! python3 -c "from importlib.metadata import version; assert version('django-oauth-toolkit') == '3.4.1'" >/dev/null 2>&1; then
+    echo "install-deps: installing django-oauth-toolkit for the VaultAuth tests" >&2
+    python3 -m pip install --quiet --disable-pip-version-check "django-oauth-toolkit==3.4.1" "django>=5.1,<6"
+fi

@@ -32,6 +32,8 @@ public enum SignOutReason: Sendable, Hashable, CustomStringConvertible {
     case sessionTakenOver
     /// Another device holds the account's single-device session, so this login was refused.
     case loggedInOnAnotherDevice
+    /// The tokens were deleted from the vault by someone else (another process signed out).
+    case removedFromVault
 
     public var description: String {
         switch self {
@@ -41,6 +43,7 @@ public enum SignOutReason: Sendable, Hashable, CustomStringConvertible {
         case .reloginRefused(let code): "login with stored credentials refused: \(code)"
         case .sessionTakenOver: "logged in on another device"
         case .loggedInOnAnotherDevice: "the account is in use on another device"
+        case .removedFromVault: "the tokens were removed from the vault (signed out elsewhere)"
         }
     }
 }
@@ -53,9 +56,14 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     case signedOut(SignOutReason)
     /// A network error, 5xx or 429 while refreshing or sending; the tokens were kept.
     case transient(String)
+    /// The token endpoint refused the client, not the credential (`invalid_client`,
+    /// `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`, ...): the client's
+    /// configuration is wrong. The tokens were kept.
+    case configuration(String)
     /// The server still answered 401 after a refresh and one retry.
     case unauthorized
-    /// More refreshes were needed than the configured limit per window allows; the tokens were kept.
+    /// More early refreshes (of tokens not yet due) were needed than the configured limit per
+    /// window allows; the tokens were kept.
     case refreshLimitReached
     /// New tokens were obtained but could not be written to the vault. They are here, and
     /// the client keeps using them in memory and retries the write on the next request.
@@ -75,6 +83,7 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .signedOut(let reason): "not signed in: \(reason)"
         case .transient(let reason): "temporary failure, tokens kept: \(reason)"
+        case .configuration(let code): "the authorization server refused the client (\(code)); check its configuration; tokens kept"
         case .unauthorized: "the server rejected the request after a token refresh"
         case .refreshLimitReached: "too many token refreshes in a short time; giving up for now"
         case .tokensNotPersisted(_, let error): "new tokens could not be saved (\(error)); they are returned in this error"

@@ -17,6 +17,10 @@ public enum StrategyError: Error, Sendable, Hashable, CustomStringConvertible {
     case refused(String)
     /// The network or the server failed for now (no answer, 5xx, 429); the tokens stay.
     case transient(String)
+    /// The server refused the request, not the credential: the client's setup is wrong
+    /// (`invalid_client`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`, ...).
+    /// The tokens stay; signing the user out would not fix it.
+    case configuration(String)
     /// The account's session was taken over by another device.
     case sessionTakenOver
     /// This strategy cannot do that (for example log in again without the user).
@@ -26,6 +30,7 @@ public enum StrategyError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .refused(let code): "the server refused the credential (\(code))"
         case .transient(let reason): "temporary failure: \(reason)"
+        case .configuration(let code): "the server refused the client's request (\(code)); check the client configuration"
         case .sessionTakenOver: "the session was taken over by another device"
         case .unsupported: "not supported by this strategy"
         }
@@ -89,14 +94,23 @@ extension AuthStrategy {
     /// 401 is a rejected token; 409 with the JSON error `session_taken_over` is a session lost
     /// to another device (see docs/AUTH.md for the server contract).
     public func authFailure(in response: HTTPResponse, for request: HTTPRequest) -> AuthFailure {
-        switch response.status {
-        case 401: return .tokenRejected
-        case 409 where OAuthErrorBody.code(in: response.body) == "session_taken_over": return .sessionTakenOver
-        default: return .none
-        }
+        AuthFailure.classify(response, rejectedTokenStatuses: AuthFailure.defaultRejectedTokenStatuses)
     }
 
     public func revoke(_ tokens: TokenSet, transport: any HTTPTransport) async {}
+}
+
+extension AuthFailure {
+    /// 401: what RFC 6750 prescribes for an invalid or expired token.
+    public static let defaultRejectedTokenStatuses: Set<Int> = [401]
+
+    /// Reads a response with a set of statuses that mean "token rejected" (add 403 for servers,
+    /// such as django-oauth-toolkit's stock protected views, that answer a bad token with it),
+    /// and 409 `session_taken_over` as a session lost to another device.
+    public static func classify(_ response: HTTPResponse, rejectedTokenStatuses: Set<Int>) -> AuthFailure {
+        if response.status == 409, OAuthErrorBody.code(in: response.body) == "session_taken_over" { return .sessionTakenOver }
+        return rejectedTokenStatuses.contains(response.status) ? .tokenRejected : .none
+    }
 }
 
 /// The `{"error": "...", "error_description": "..."}` body of RFC 6749 section 5.2.

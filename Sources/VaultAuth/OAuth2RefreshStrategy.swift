@@ -13,8 +13,10 @@ import Foundation
 /// ```
 ///
 /// A refresh is a form-encoded POST of `grant_type=refresh_token&refresh_token=...` with
-/// the client's authentication. `400`/`401` with an OAuth error (such as `invalid_grant`)
-/// is a refusal; `408`, `429`, `5xx` and network errors are transient.
+/// the client's authentication. `invalid_grant` is a refusal (the refresh token is dead);
+/// any other OAuth error (`invalid_client`, `unauthorized_client`, `unsupported_grant_type`,
+/// `invalid_scope`, ...) is a configuration error that keeps the tokens; `408`, `429`, `5xx`
+/// and network errors are transient.
 public struct OAuth2RefreshStrategy: AuthStrategy {
     /// The token endpoint.
     public let tokenEndpoint: URL
@@ -24,12 +26,21 @@ public struct OAuth2RefreshStrategy: AuthStrategy {
     public let client: ClientAuthentication
     /// A login that works without the user (stored credentials), used when a refresh is refused.
     public let fallback: StoredCredentialsStrategy?
+    /// The statuses of an API response that mean "this access token was rejected": `[401]` by
+    /// default; add 403 for servers whose protected resources answer a bad token with it.
+    public var rejectedTokenStatuses: Set<Int>
 
-    public init(tokenEndpoint: URL, client: ClientAuthentication, revocationEndpoint: URL? = nil, fallback: StoredCredentialsStrategy? = nil) {
+    public init(tokenEndpoint: URL, client: ClientAuthentication, revocationEndpoint: URL? = nil, fallback: StoredCredentialsStrategy? = nil,
+                rejectedTokenStatuses: Set<Int> = AuthFailure.defaultRejectedTokenStatuses) {
         self.tokenEndpoint = tokenEndpoint
         self.revocationEndpoint = revocationEndpoint
         self.client = client
         self.fallback = fallback
+        self.rejectedTokenStatuses = rejectedTokenStatuses
+    }
+
+    public func authFailure(in response: HTTPResponse, for request: HTTPRequest) -> AuthFailure {
+        AuthFailure.classify(response, rejectedTokenStatuses: rejectedTokenStatuses)
     }
 
     public func refresh(_ tokens: TokenSet, transport: any HTTPTransport) async throws(StrategyError) -> TokenSet {
@@ -75,11 +86,19 @@ public struct StoredCredentialsStrategy: AuthStrategy {
     public let tokenEndpoint: URL
     public let client: ClientAuthentication
     public let credentials: CredentialStore
+    /// The statuses that mean "this access token was rejected"; see ``OAuth2RefreshStrategy/rejectedTokenStatuses``.
+    public var rejectedTokenStatuses: Set<Int>
 
-    public init(tokenEndpoint: URL, client: ClientAuthentication, credentials: CredentialStore) {
+    public init(tokenEndpoint: URL, client: ClientAuthentication, credentials: CredentialStore,
+                rejectedTokenStatuses: Set<Int> = AuthFailure.defaultRejectedTokenStatuses) {
         self.tokenEndpoint = tokenEndpoint
         self.client = client
         self.credentials = credentials
+        self.rejectedTokenStatuses = rejectedTokenStatuses
+    }
+
+    public func authFailure(in response: HTTPResponse, for request: HTTPRequest) -> AuthFailure {
+        AuthFailure.classify(response, rejectedTokenStatuses: rejectedTokenStatuses)
     }
 
     public func refresh(_ tokens: TokenSet, transport: any HTTPTransport) async throws(StrategyError) -> TokenSet {

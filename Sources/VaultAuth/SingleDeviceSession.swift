@@ -46,7 +46,9 @@ extension AuthClient {
                   let sessionID = object["session_id"] as? String else {
                 throw .sessionProtocol("claim answer without session_id")
             }
-            try recordSessionID(sessionID, epoch: claimEpoch)
+            try await recordSessionID(sessionID, epoch: claimEpoch)
+            configuration.logger.info("session claimed")
+            emit(.leaseClaimed)
         case 409:
             await refuseLogin(current)
             throw .loggedInOnAnotherDevice
@@ -67,6 +69,8 @@ extension AuthClient {
         let response = try await send(HTTPRequest(method: "PUT", url: session.url(of: sessionID)))
         switch response.status {
         case 200, 204:
+            configuration.logger.debug("session renewed")
+            emit(.leaseRenewed)
             return
         case 404, 410:
             configuration.logger.info("session lease expired; claiming a new one")
@@ -85,7 +89,8 @@ extension AuthClient {
         guard [200, 204, 404, 410].contains(response.status) else {
             throw .sessionProtocol("release answered HTTP \(response.status)")
         }
-        try? recordSessionID(nil, epoch: releaseEpoch)
+        try? await recordSessionID(nil, epoch: releaseEpoch)
+        emit(.leaseReleased)
         configuration.logger.info("session released")
     }
 

@@ -1,11 +1,21 @@
 import Foundation
 
-/// How a client authenticates to the token endpoint (RFC 6749 section 2.3).
+/// How a client authenticates to the token and revocation endpoints (RFC 6749 section 2.3).
 public enum ClientAuthentication: Sendable {
     /// A public client: `client_id` in the form body, no secret.
     case none(clientID: String)
     /// A confidential client: HTTP Basic with the form-urlencoded id and secret (`client_secret_basic`).
     case basic(clientID: String, secret: String)
+    /// A confidential client: `client_id` and `client_secret` in the form body (`client_secret_post`),
+    /// for servers that do not take Basic.
+    case post(clientID: String, secret: String)
+
+    /// The client identifier, whichever the method.
+    public var clientID: String {
+        switch self {
+        case .none(let id), .basic(let id, _), .post(let id, _): id
+        }
+    }
 }
 
 /// Form-encoded POSTs to an OAuth 2.0 token or revocation endpoint, and the reading of
@@ -34,8 +44,17 @@ struct TokenEndpoint: Sendable {
         case 409 where OAuthErrorBody.code(in: response.body) == "session_taken_over":
             throw .sessionTakenOver
         default:
-            throw .refused(Self.safeCode(OAuthErrorBody.code(in: response.body)) ?? "HTTP \(response.status)")
+            throw Self.refusal(status: response.status, code: Self.safeCode(OAuthErrorBody.code(in: response.body)))
         }
+    }
+
+    /// RFC 6749 section 5.2: only `invalid_grant` says the credential (refresh token, password,
+    /// code) is dead. `invalid_client`, `unauthorized_client`, `unsupported_grant_type`,
+    /// `invalid_scope`, `invalid_request`, any other code, or none, say the request or the
+    /// client's setup is wrong: the credential may be fine, so it is kept.
+    static func refusal(status: Int, code: String?) -> StrategyError {
+        guard let code else { return .configuration("HTTP \(status)") }
+        return code == "invalid_grant" ? .refused(code) : .configuration(code)
     }
 
     /// An RFC 6749 section 5.1 token response; a missing refresh token keeps the previous one
@@ -68,6 +87,9 @@ struct TokenEndpoint: Sendable {
         switch client {
         case .none(let clientID):
             parameters.append(("client_id", clientID))
+        case .post(let clientID, let secret):
+            parameters.append(("client_id", clientID))
+            parameters.append(("client_secret", secret))
         case .basic(let clientID, let secret):
             let pair = "\(FormEncoding.encode(clientID)):\(FormEncoding.encode(secret))"
             request.setHeader("Authorization", "Basic \(Data(pair.utf8).base64EncodedString())")

@@ -9,8 +9,7 @@ import VaultKit
     static let client = TestPaths.executable("vault-auth-test-client")
 
     func environment(_ fixture: AuthFixture, relogin: Bool = true, extra: [String: String] = [:]) -> [String: String] {
-        let hex = fixture.vaultKey.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
-        var overrides = ["VAULT_AUTH_TEST_KEY": hex].merging(extra) { $1 }
+        var overrides = ["VAULT_AUTH_TEST_KEY": fixture.vaultKey.hexEncodedString()].merging(extra) { $1 }
         if !relogin { overrides["VAULT_AUTH_TEST_NO_RELOGIN"] = "1" }
         return ChildProcess.cleanEnvironment(overrides)
     }

@@ -230,8 +230,12 @@ import VaultKit
 
         let request = Task { try await client.send(fixture.resource) }
         #expect(await arrived.wait(seconds: 30))
-        try await client.signOut()
+        // The sign-out takes effect in memory at once; it then waits for the token request in
+        // flight (which holds the cross-process lock) to revoke what the vault holds.
+        let signingOut = Task { try await client.signOut() }
+        #expect(await recorder.wait { $0 == .signedOut(.userSignedOut) })
         proceed.signal()
+        try await signingOut.value
 
         let result = await request.result
         #expect(throws: AuthError.signedOut(.userSignedOut)) { try result.get() }
@@ -256,8 +260,11 @@ import VaultKit
         let request = Task { try await client.send(fixture.resource) }
         #expect(await arrived.wait(seconds: 30))
         let fresh = try await fixture.credentialsStrategy().relogin(transport: URLSessionTransport())
-        try await client.signIn(with: fresh)
+        // The sign-in waits for the lock the refresh holds; the refresh, once answered, finds a
+        // new epoch and discards its result.
+        let signingIn = Task { try await client.signIn(with: fresh) }
         proceed.signal()
+        try await signingIn.value
 
         let result = await request.result
         #expect(throws: AuthError.sessionChanged) { try result.get() }

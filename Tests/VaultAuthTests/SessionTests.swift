@@ -150,3 +150,24 @@ extension SessionTests {
         #expect(live == 0)
     }
 }
+
+extension SessionTests {
+    @Test func leaseEventsAreReported() async throws {
+        let fixture = try await AuthFixture.make()
+        defer { fixture.server.stop() }
+        try fixture.credentials().save(password: "wonderland")
+        let client = try AuthClient(store: fixture.store(), strategy: fixture.oauthStrategy(), configuration: fixture.configuration(session: "device-a"))
+        let events = await client.events()
+        try await client.signIn(with: try await passwordLogin(fixture))
+        try await client.keepSessionAlive()
+        try await client.signOut()
+
+        var seen: [AuthEvent] = []
+        for await event in events {
+            seen.append(event)
+            if seen.count == 5 { break }
+        }
+        #expect(seen == [.signedIn, .leaseClaimed, .leaseRenewed, .signedOut(.userSignedOut), .leaseReleased])
+        #expect(fixture.server.counters.releases == 1)
+    }
+}

@@ -78,12 +78,16 @@ final class TestAuthServer: Sendable {
         var policy: SessionPolicy = .refuseSecond
         /// When set, the token endpoint answers refresh grants with this status.
         var refreshFailureStatus: Int?
+        /// When set, the token endpoint answers refresh grants with this status and OAuth error code.
+        var refreshError: (status: Int, code: String)?
     }
 
     let state = Mutex(State())
     let clock: TestClock
     /// Called for each refresh grant after the rotation is recorded and before the answer is sent.
     let refreshHook = Mutex<(@Sendable () async -> Void)?>(nil)
+    /// Called for each refused refresh grant before the refusal is sent.
+    let refusalHook = Mutex<(@Sendable () async -> Void)?>(nil)
     /// Called for each session release before it is carried out (to make a server hang).
     let releaseHook = Mutex<(@Sendable () async -> Void)?>(nil)
     /// Called the first time the protected resource sees an access token, before it answers.
@@ -232,10 +236,11 @@ final class TestAuthServer: Sendable {
             guard let answer else { return Self.json(.badRequest, ["error": "invalid_grant"]) }
             return Self.json(.ok, answer)
         case "refresh_token":
-            enum Outcome { case issued([String: Any]), refused, failure(Int), takenOver }
+            enum Outcome { case issued([String: Any]), refused, failure(Int), error(Int, String), takenOver }
             let outcome: Outcome = state.withLock { state in
                 state.counters.refreshRequests += 1
                 if let status = state.refreshFailureStatus { return .failure(status) }
+                if let (status, code) = state.refreshError { return .error(status, code) }
                 guard let presented = form["refresh_token"], let entry = state.refreshTokens[presented],
                       let family = state.families[entry.family] else { return .refused }
                 if family.displaced { return .takenOver }
@@ -255,7 +260,10 @@ final class TestAuthServer: Sendable {
                 if let hook = refreshHook.withLock({ $0 }) { await hook() }
                 return Self.json(.ok, answer)
             case .refused:
+                if let hook = refusalHook.withLock({ $0 }) { await hook() }
                 return Self.json(.badRequest, ["error": "invalid_grant"])
+            case .error(let status, let code):
+                return Self.json(HTTPResponse.Status(code: status), ["error": code])
             case .takenOver:
                 state.withLock { $0.counters.takenOverAnswers += 1 }
                 return Self.json(.conflict, ["error": "session_taken_over"])

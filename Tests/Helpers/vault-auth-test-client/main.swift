@@ -4,10 +4,16 @@
 //   vault-auth-test-client serve <vault> <server> <device>   sign in, hold the session, run until SIGTERM
 //   vault-auth-test-client refresh-loop <vault> <server>     refresh and call the API forever
 //   vault-auth-test-client check <vault> <server>            refresh, one API call: SIGNED_IN (0) or SIGNED_OUT (3)
+//   vault-auth-test-client send-on-go <vault> <server>       load the tokens, print READY, wait for a line on
+//                                                            stdin, one API call: STATUS 200 (0), SIGNED_OUT (3)
+//   vault-auth-test-client sign-out-on-go <vault> <server>   load the tokens, print READY, wait for a line on
+//                                                            stdin, sign out: SIGNED_OUT_DONE (0)
 //
 // The vault key is hex in VAULT_AUTH_TEST_KEY; the account is "alice", whose password the
 // test stored in the vault. VAULT_AUTH_TEST_NO_RELOGIN=1 disables the stored-credentials fallback;
 // VAULT_AUTH_TEST_RELEASE_TIMEOUT_MS sets the session release deadline at shutdown.
+// Another server's layout: VAULT_AUTH_TEST_TOKEN_PATH, VAULT_AUTH_TEST_REVOKE_PATH,
+// VAULT_AUTH_TEST_RESOURCE_PATH (relative to <server>) and VAULT_AUTH_TEST_CLIENT_ID.
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -33,15 +39,11 @@ guard arguments.count >= 4 else { fail("usage: serve|refresh-loop|check <vault> 
 let mode = arguments[1], vaultPath = arguments[2]
 guard let base = URL(string: arguments[3]) else { fail("bad server URL") }
 let environment = ProcessInfo.processInfo.environment
-guard let hex = environment["VAULT_AUTH_TEST_KEY"], hex.count == 64 else { fail("VAULT_AUTH_TEST_KEY missing") }
-let keyBytes: [UInt8] = stride(from: 0, to: 64, by: 2).map {
-    let start = hex.index(hex.startIndex, offsetBy: $0)
-    return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
-}
+guard let hex = environment["VAULT_AUTH_TEST_KEY"] else { fail("VAULT_AUTH_TEST_KEY missing") }
 
 let vault: Vault
 do {
-    vault = try Vault.open(at: vaultPath, key: try VaultKey(Data(keyBytes)))
+    vault = try Vault.open(at: vaultPath, key: try VaultKey(hex: hex))
 } catch {
     fail("cannot open the vault: \(error)")
 }
@@ -49,11 +51,12 @@ do {
 let issuer = base.absoluteString
 let credentials = CredentialStore(vault: vault, issuer: issuer, account: "alice")
 let relogin = environment["VAULT_AUTH_TEST_NO_RELOGIN"] != "1"
-let tokenURL = base.appendingPathComponent("oauth/token")
+let tokenURL = base.appendingPathComponent(environment["VAULT_AUTH_TEST_TOKEN_PATH"] ?? "oauth/token")
+let clientID = environment["VAULT_AUTH_TEST_CLIENT_ID"] ?? "vaultauth-tests"
 let strategy = OAuth2RefreshStrategy(
-    tokenEndpoint: tokenURL, client: .none(clientID: "vaultauth-tests"),
-    revocationEndpoint: base.appendingPathComponent("oauth/revoke"),
-    fallback: relogin ? StoredCredentialsStrategy(tokenEndpoint: tokenURL, client: .none(clientID: "vaultauth-tests"), credentials: credentials) : nil)
+    tokenEndpoint: tokenURL, client: .none(clientID: clientID),
+    revocationEndpoint: base.appendingPathComponent(environment["VAULT_AUTH_TEST_REVOKE_PATH"] ?? "oauth/revoke"),
+    fallback: relogin ? StoredCredentialsStrategy(tokenEndpoint: tokenURL, client: .none(clientID: clientID), credentials: credentials) : nil)
 var configuration = AuthClient.Configuration()
 configuration.logger.logLevel = .info
 if mode == "serve", arguments.count >= 5 {
@@ -70,7 +73,7 @@ do {
 }
 /// The first login: always with the stored password, whatever the fallback setting.
 func firstSignIn() async throws {
-    let login = StoredCredentialsStrategy(tokenEndpoint: tokenURL, client: .none(clientID: "vaultauth-tests"), credentials: credentials)
+    let login = StoredCredentialsStrategy(tokenEndpoint: tokenURL, client: .none(clientID: clientID), credentials: credentials)
     let tokens: TokenSet
     do {
         tokens = try await login.relogin(transport: client.transport)
@@ -88,7 +91,31 @@ struct ReadyService: Service {
     }
 }
 
-let resource = HTTPRequest(url: base.appendingPathComponent("api/me"))
+let resource = HTTPRequest(url: base.appendingPathComponent(environment["VAULT_AUTH_TEST_RESOURCE_PATH"] ?? "api/me"))
+
+/// One API call, reported as `<label> <status>` (exit 0 for 200), `SIGNED_OUT <reason>` (exit 3)
+/// or `ERROR` (exit 1).
+func sendAndExit(label: String, refreshFirst: Bool) async -> Never {
+    do {
+        if refreshFirst { try await client.refreshNow() }
+        let response = try await client.send(resource)
+        say("\(label) \(response.status)")
+        exit(response.status == 200 ? 0 : 1)
+    } catch AuthError.signedOut(let reason) {
+        say("SIGNED_OUT \(reason)")
+        exit(3)
+    } catch {
+        say("ERROR \(error)")
+        exit(1)
+    }
+}
+
+/// Announces READY and blocks until the test writes a line: lets a test start several
+/// processes and release them together.
+func waitForGo() {
+    say("READY")
+    guard readLine() != nil else { fail("stdin closed before GO") }
+}
 
 switch mode {
 case "serve":
@@ -133,15 +160,19 @@ case "refresh-loop":
     }
 
 case "check":
+    // Refresh first: the stored refresh token is what a crash could have left stale.
+    await sendAndExit(label: "SIGNED_IN", refreshFirst: true)
+
+case "send-on-go":
+    waitForGo()
+    await sendAndExit(label: "STATUS", refreshFirst: false)
+
+case "sign-out-on-go":
+    waitForGo()
     do {
-        // Refresh first: the stored refresh token is what a crash could have left stale.
-        try await client.refreshNow()
-        let response = try await client.send(resource)
-        say("SIGNED_IN \(response.status)")
-        exit(response.status == 200 ? 0 : 1)
-    } catch AuthError.signedOut(let reason) {
-        say("SIGNED_OUT \(reason)")
-        exit(3)
+        try await client.signOut()
+        say("SIGNED_OUT_DONE")
+        exit(0)
     } catch {
         say("ERROR \(error)")
         exit(1)

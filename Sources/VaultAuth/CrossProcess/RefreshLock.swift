@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The cross-process lock that makes a token refresh (read the vault, ask the token endpoint,
+/// write the vault) one step for every process sharing a vault file.
+///
+/// It is `flock(2)` on a lock file beside the vault (`<vault>.vaultauth-lock`), never on the
+/// vault file itself: SQLite holds POSIX `fcntl` locks on the vault, and closing *any*
+/// descriptor of a file drops all of a process's `fcntl` locks on it. A lock file of our own
+/// has no such interaction, and `flock` locks belong to the open file description, so two
+/// clients in one process exclude each other as two processes do. The lock is released when
+/// the descriptor is closed, including when the holder dies.
+struct RefreshLock: Sendable {
+    /// The lock file's path.
+    let path: String
+
+    init(vaultPath: String) {
+        path = vaultPath + ".vaultauth-lock"
+    }
+
+    /// Waits for the lock, on a thread outside the cooperative pool.
+    ///
+    /// - Throws: ``TokenStoreError/lock(path:errno:)`` when the lock file cannot be opened, is
+    ///   not a regular file owned by this user (`EPERM`), or `flock` fails.
+    func acquire() async throws(TokenStoreError) -> HeldRefreshLock {
+        let path = self.path
+        return try await OffPool.run { () throws(TokenStoreError) -> HeldRefreshLock in
+            try Self.lockBlocking(path)
+        }
+    }
+
+    private static func lockBlocking(_ path: String) throws(TokenStoreError) -> HeldRefreshLock {
+        // The lock file holds nothing, but a file another user controls could be used to hold
+        // our lock forever: refuse anything but our own regular file.
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .lock(path: path, errno: errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw .lock(path: path, errno: code)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid() else {
+            close(fd)
+            throw .lock(path: path, errno: EPERM)
+        }
+        while flock(fd, LOCK_EX) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            close(fd)
+            throw .lock(path: path, errno: code)
+        }
+        return HeldRefreshLock(fd: fd)
+    }
+}
+
+/// A held ``RefreshLock``: released by ``release()`` (idempotent) or when it is deallocated.
+final class HeldRefreshLock: Sendable {
+    private let fd: Int32
+    private let released = Atomic<Bool>(false)
+
+    fileprivate init(fd: Int32) {
+        self.fd = fd
+    }
+
+    /// Closes the lock file, which releases the lock; `close` on a local file does not block.
+    func release() {
+        guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        close(fd)
+    }
+
+    deinit { release() }
+}
