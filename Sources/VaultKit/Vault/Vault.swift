@@ -272,19 +272,26 @@ public final class Vault: Sendable {
                 // A fresh manifest is built from the rows: they must be the right ones.
                 try vault.ensureManifestVerified(bucket: nil)
                 let newKeys = KeyHierarchy(masterKey: KeyHierarchy.randomMasterKey())
-                var resealed: [UnlockedVault.SealedItem] = []
-                let current = vault
-                try vault.database.forEachRow(serviceTag: nil) { (row) throws(VaultError) in
-                    let (item, plaintext, range) = try current.openRecord(row)
-                    resealed.append(UnlockedVault.seal(
-                        item, secret: SecretBytes(storage: plaintext.copy(range)),
-                        lookupID: newKeys.lookupID(service: item.service, account: item.account),
-                        serviceTag: newKeys.serviceTag(service: item.service),
-                        keys: newKeys
-                    ))
+                // One item at a time, from a list of row ids (32 bytes each): holding every
+                // re-sealed item at once cost about five times the vault's size in memory.
+                var oldIDs: [[UInt8]] = []
+                try vault.database.forEachRowIdentity(in: nil) { (lookupID, _, _) throws(VaultError) in oldIDs.append(Array(lookupID)) }
+                for oldID in oldIDs {
+                    let current = vault
+                    let sealed = try vault.database.withSealedItem(lookupID: oldID) { (_, nonce, sealed) throws(VaultError) in
+                        let (item, plaintext, range) = try current.openRecord(lookupID: oldID, expected: nil, nonce: nonce, sealed: sealed)
+                        return UnlockedVault.seal(
+                            item, secret: SecretBytes(storage: plaintext.copy(range)),
+                            lookupID: newKeys.lookupID(service: item.service, account: item.account),
+                            serviceTag: newKeys.serviceTag(service: item.service),
+                            keys: newKeys
+                        )
+                    }
+                    guard let sealed else { throw .corrupted(reason: "an item row vanished during the re-key") }
+                    _ = try vault.database.delete(lookupID: oldID)
+                    // New row ids are hashes under the new key: meeting an old one is a 2^-256 event.
+                    guard try vault.insertIfAbsent(sealed) else { throw .corrupted(reason: "re-keyed row id already in use") }
                 }
-                _ = try vault.database.deleteAll(serviceTag: nil) { (_, _, _) throws(VaultError) in }
-                for item in resealed { try vault.store(item) }
                 let (nonce, wrapped) = UnlockedVault.wrap(masterKey: newKeys.masterKey, with: vault.keyEncryptionKey)
                 var header = vault.header
                 header.masterKeyNonce = nonce
