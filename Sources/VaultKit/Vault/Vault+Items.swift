@@ -100,15 +100,19 @@ extension Vault {
     /// }
     /// ```
     ///
-    /// `body` runs while this vault is locked: do not call the same `Vault` from inside it.
-    /// If `body` throws, nothing is written and the error is rethrown.
+    /// `body` runs while this vault is locked: a call to the same `Vault` from inside it
+    /// throws ``VaultError/reentrantCall`` (use the batch), and the batch itself throws
+    /// ``VaultError/batchEnded`` if used after `body` returns. If `body` throws, nothing is
+    /// written and the error is rethrown.
     public func batch(_ body: (VaultBatch) throws -> Void) throws {
         var bodyError: (any Error)?
         do {
             try withUnlocked { (vault) throws(VaultError) in
                 try vault.writeTransaction { (vault) throws(VaultError) in
+                    let scope = BatchScope()
+                    defer { scope.close() }
                     do {
-                        try body(VaultBatch(vault: vault))
+                        try body(VaultBatch(vault: vault, scope: scope))
                     } catch let error as VaultError {
                         throw error
                     } catch {

@@ -26,6 +26,12 @@ public final class Vault: Sendable {
     /// `nil` once closed. One connection per `Vault`, serialised by the mutex: SQLite
     /// point queries take microseconds, so a pool would add nothing but contention.
     private let state: Mutex<UnlockedVault?>
+    /// The thread inside ``withUnlocked(_:)`` (0 for none), so a call made from inside a
+    /// ``batch(_:)`` closure fails fast with ``VaultError/reentrantCall`` instead of
+    /// waiting forever for the lock its own thread holds.
+    private let lockOwner = Atomic<UInt>(0)
+    /// ``close()`` was called from inside a batch closure: close when the batch ends.
+    private let closeWhenUnlocked = Atomic<Bool>(false)
 
     private init(path: String, unlocked: consuming sending UnlockedVault) {
         self.path = path
@@ -210,6 +216,11 @@ public final class Vault: Sendable {
     /// Closes the file and wipes the keys; later calls throw ``VaultError/closed``.
     /// Releasing the last reference does the same.
     public func close() {
+        // From inside a batch closure the lock is this thread's: close when it is released.
+        if lockOwner.load(ordering: .acquiring) == ThreadIdentity.current {
+            closeWhenUnlocked.store(true, ordering: .releasing)
+            return
+        }
         state.withLock { $0 = nil }
     }
 
@@ -339,9 +350,13 @@ public final class Vault: Sendable {
 
     /// Runs `body` on the open vault under the mutex.
     func withUnlocked<Result: Sendable>(_ body: (inout UnlockedVault) throws(VaultError) -> Result) throws(VaultError) -> Result {
-        try state.withLock { (state) throws(VaultError) -> Result in
+        let thread = ThreadIdentity.current
+        guard lockOwner.load(ordering: .acquiring) != thread else { throw .reentrantCall }
+        return try state.withLock { (state) throws(VaultError) -> Result in
+            lockOwner.store(thread, ordering: .releasing)
+            defer { lockOwner.store(0, ordering: .releasing) }
             guard var vault = state.take() else { throw .closed }
-            defer { state = vault }
+            defer { state = closeWhenUnlocked.exchange(false, ordering: .acquiringAndReleasing) ? nil : vault }
             return try body(&vault)
         }
     }

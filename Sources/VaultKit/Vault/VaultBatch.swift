@@ -4,11 +4,25 @@ import Foundation
 ///
 /// Each method behaves like the `Vault` method of the same name; nothing is visible
 /// to other processes, or durable, until the batch's closure returns.
+///
+/// A batch is only valid inside its closure, on the closure's thread: used after the
+/// closure returned (kept in a variable, say) or from another thread, every method
+/// throws ``VaultError/batchEnded`` and writes nothing.
 public struct VaultBatch {
-    private let vault: UnlockedVault
+    private let unlocked: UnlockedVault
+    private let scope: BatchScope
 
-    init(vault: UnlockedVault) {
-        self.vault = vault
+    init(vault: UnlockedVault, scope: BatchScope) {
+        self.unlocked = vault
+        self.scope = scope
+    }
+
+    /// The vault state to write through, once the batch is known to be still open.
+    private var vault: UnlockedVault {
+        get throws(VaultError) {
+            guard scope.isOpen.load(ordering: .acquiring), scope.thread == ThreadIdentity.current else { throw .batchEnded }
+            return unlocked
+        }
     }
 
     /// Adds or updates an item; see ``Vault/set(_:service:account:label:generic:)-(SecretBytes,_,_,_,_)``.

@@ -56,6 +56,12 @@ public enum VaultError: Error, Equatable, Hashable, Sendable {
     case keyChanged
     /// The vault was closed with ``Vault/close()``.
     case closed
+    /// A ``VaultBatch`` was used after its ``Vault/batch(_:)`` closure returned, or from
+    /// another thread than the closure's: its writes would belong to no transaction.
+    case batchEnded
+    /// The `Vault` was called from inside one of its own ``Vault/batch(_:)`` closures;
+    /// use the ``VaultBatch`` given to the closure instead.
+    case reentrantCall
     /// The stored secret is not valid UTF-8, so it cannot be returned as a `String`.
     case secretNotUTF8
     /// libsodium could not be initialised (`sodium_init` failed).
@@ -98,6 +104,8 @@ extension VaultError: CustomStringConvertible {
         case .symbolicLink(let path): "refusing \(path): it is a symbolic link; use the file's real path"
         case .keyChanged: "the vault was re-keyed by another process; open it again"
         case .closed: "the vault is closed"
+        case .batchEnded: "a VaultBatch can only be used inside its batch closure, on the closure's thread"
+        case .reentrantCall: "the vault was called from inside its own batch closure; use the VaultBatch instead"
         case .secretNotUTF8: "the secret is not valid UTF-8 text"
         case .cryptoUnavailable: "libsodium could not be initialised"
         case .keyDerivationFailed: "not enough memory for the passphrase key derivation"
