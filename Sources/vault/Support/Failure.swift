@@ -37,6 +37,10 @@ enum CLIError: Error {
     case noHomeDirectory
     case itemNotFound(service: String, account: String)
     case itemExists(service: String, account: String)
+    /// `vault run`: the command could not be started (127 if not found, else 126, as shells report it).
+    case cannotRun(command: String, errno: Int32)
+    /// `vault run`: an environment variable cannot hold a NUL byte.
+    case secretHasNUL(variable: String)
 }
 
 /// The one place where an error becomes a line on standard error and an exit status.
@@ -83,6 +87,10 @@ enum Failure {
             ("item not found: service \(Escaping.quoted(service)), account \(Escaping.quoted(account))", ExitStatus.itemNotFound)
         case .itemExists(let service, let account):
             ("item already exists: service \(Escaping.quoted(service)), account \(Escaping.quoted(account))", ExitStatus.itemExists)
+        case .cannotRun(let command, let code):
+            ("cannot run \(Escaping.quoted(command)): \(systemMessage(code))", code == ENOENT ? 127 : 126)
+        case .secretHasNUL(let variable):
+            ("the secret for \(variable) contains a NUL byte, which an environment variable cannot hold", ExitStatus.failure)
         }
     }
 
