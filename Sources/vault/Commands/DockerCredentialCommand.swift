@@ -65,12 +65,12 @@ struct DockerCredentialCommand: ParsableCommand {
         let input = try Self.readInput()
         let object: FlatJSONObject
         do {
-            object = try FlatJSONObject(parsing: input.bytes)
+            object = try input.withBytes { bytes throws(FlatJSONObject.SyntaxError) in try FlatJSONObject(parsing: bytes) }
         } catch {
             throw Refusal(message: "invalid JSON on standard input: expected {\"ServerURL\",\"Username\",\"Secret\"}")
         }
-        let serverURL = object.value("ServerURL").map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
-        let username = object.value("Username").map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
+        let serverURL = object.value("ServerURL")?.text ?? ""
+        let username = object.value("Username")?.text ?? ""
         guard !serverURL.isEmpty else { throw Refusal(message: Self.missingServerURL) }
         guard !username.isEmpty else { throw Refusal(message: Self.missingUsername) }
         let service = try Self.service(for: serverURL)
@@ -139,7 +139,7 @@ struct DockerCredentialCommand: ParsableCommand {
 
     /// The server URL on standard input, surrounding white space removed, as upstream does.
     private static func readServerURL() throws -> String {
-        let text = String(decoding: try readInput().bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = try readInput().text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw Refusal(message: missingServerURL) }
         return text
     }

@@ -7,8 +7,10 @@ struct GetCommand: ParsableCommand {
         commandName: "get",
         abstract: "Write an item's secret to standard output.",
         discussion: """
-            Writes the secret's exact bytes followed by one newline, and nothing else, \
-            so $(vault get ...) gives the secret back.
+            Writes the secret's exact bytes followed by one newline, and nothing else. \
+            Hand it to another program on its standard input or in its environment \
+            ('vault run'), never as an argument: every user of the machine can read a \
+            process's arguments.
 
             --json writes one JSON object instead: service, account, label, generic, \
             created and modified (ISO 8601, UTC), secret. A secret that is not UTF-8 text \
@@ -20,7 +22,7 @@ struct GetCommand: ParsableCommand {
             Exits with status 44 if the item does not exist.
 
             EXAMPLES:
-              curl -H "Authorization: Bearer $(vault get api.example.com alice)" https://api.example.com/
+              vault get api.example.com alice | sed 's/^/Authorization: Bearer /' | curl -H @- https://api.example.com/
               vault get api.example.com alice --json | jq -r .modified
             """
     )

@@ -42,7 +42,7 @@ struct GitCredentialCommand: ParsableCommand {
         let input = SensitiveBuffer()
         guard try input.readAll(from: STDIN_FILENO, limit: 1024 * 1024) else { throw CLIError.secretTooLarge }
         guard operations.contains(operation) else { return }
-        let request = GitCredentialRequest(parsing: input.bytes, from: input)
+        let request = input.withBytes { GitCredentialRequest(parsing: $0, from: input) }
         guard let service = request.service, let refreshService = request.refreshTokenService else { return }
         let vault = try options.openVault()
         defer { vault.close() }
@@ -66,7 +66,8 @@ struct GitCredentialCommand: ParsableCommand {
         let secret = try vault.secret(service: service, account: item.account)
         let output = SensitiveBuffer()
         if request.acceptsAuthtype { output.append("capability[]=authtype\n") }
-        output.append("username=" + item.account + "\n")
+        // A pre-encoded credential may belong to no user: then git gets no username.
+        if stored.authtype == nil || !item.account.isEmpty { output.append("username=" + item.account + "\n") }
         if let authtype = stored.authtype {
             output.append("authtype=" + authtype + "\ncredential=")
         } else {

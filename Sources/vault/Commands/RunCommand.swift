@@ -114,7 +114,7 @@ struct RunCommand: ParsableCommand {
             if case .cannotRead(_, let code) = error { throw CLIError.cannotRead(what: "the env file \(path)", errno: code) }
             throw error
         }
-        let text = String(decoding: contents.bytes, as: UTF8.self)
+        let text = contents.text
         do {
             return try EnvironmentFile(parsing: text)
         } catch {

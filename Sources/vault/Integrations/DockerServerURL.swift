@@ -33,10 +33,18 @@ struct DockerServerURL {
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         var authority = rest[..<authorityEnd]
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        let host = authority.hasPrefix("[")
-            ? authority.prefix { $0 != "]" }.dropFirst()
-            : authority.prefix { $0 != ":" }
+        // As Go's url.Hostname: a trailing :PORT (digits only) is not part of the host,
+        // and IPv6 brackets are removed.
+        var host = authority
+        if let colon = host.lastIndex(of: ":"), host[host.index(after: colon)...].allSatisfy(\.isASCIIDigit) {
+            host = host[..<colon]
+        }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
         guard !host.isEmpty else { throw .noHostname }
         normalized = scheme + "://" + authority.lowercased() + rest[authorityEnd...]
     }
+}
+
+private extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

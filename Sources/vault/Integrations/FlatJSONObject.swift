@@ -30,13 +30,13 @@ struct FlatJSONObject {
                 skipSpace()
                 guard index < bytes.count else { throw SyntaxError() }
                 if bytes[index] == UInt8(ascii: "\"") {
-                    members.append((String(decoding: name.bytes, as: UTF8.self), try Self.string(bytes, &index)))
+                    members.append((name.text, try Self.string(bytes, &index)))
                 } else {
                     // A literal or number: skipped up to the next separator.
                     let start = index
                     while index < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), 0x20, 0x09, 0x0a, 0x0d].contains(bytes[index]) { index += 1 }
                     guard index > start, !["{", "["].contains(Character(UnicodeScalar(bytes[start]))) else { throw SyntaxError() }
-                    members.append((String(decoding: name.bytes, as: UTF8.self), nil))
+                    members.append((name.text, nil))
                 }
                 skipSpace()
                 guard index < bytes.count else { throw SyntaxError() }

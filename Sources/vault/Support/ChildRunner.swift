@@ -113,7 +113,7 @@ private final class ChildEnvironment {
         value(buffer)
         buffer.append(UInt8(0))
         let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: buffer.count)
-        UnsafeMutableRawPointer(pointer).copyMemory(from: buffer.bytes.baseAddress!, byteCount: buffer.count)
+        buffer.withBytes { UnsafeMutableRawPointer(pointer).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         owned.append((pointer, buffer.count))
         pointers.append(pointer)
     }
