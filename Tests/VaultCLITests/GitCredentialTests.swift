@@ -159,3 +159,24 @@ import TestSupport
         #expect(try git.cli.run("list").stdout.isEmpty)
     }
 }
+
+/// The helper programs exec the `vault` beside them, else the one on PATH, else say why not.
+@Suite struct HelperLauncherTests {
+    @Test(arguments: ["git-credential-vault", "docker-credential-vault"])
+    func aHelperWithNoVaultBesideItOrOnPathSaysSo(helper: String) throws {
+        let directory = TestPaths.temporaryDirectory()
+        let copy = directory + "/" + helper
+        try FileManager.default.copyItem(atPath: TestPaths.executable(helper), toPath: copy)
+        let emptyDirectory = TestPaths.temporaryDirectory()
+        let result = try ChildProcess.run(copy, ["get"], environment: ChildProcess.cleanEnvironment(["PATH": emptyDirectory]), standardInput: Data())
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("\(helper): cannot run 'vault': "), "\(result.stderr)")
+        // With vault on PATH it is found there.
+        let linked = try ChildProcess.run(copy, ["version"], environment: ChildProcess.cleanEnvironment(["PATH": TestPaths.productsDirectory]), standardInput: Data())
+        if helper == "docker-credential-vault" {
+            #expect(linked.status == 0 && linked.stdout.hasPrefix("docker-credential-vault"), "\(linked.stderr)")
+        } else {
+            #expect(linked.status == 0, "an unknown git operation is ignored: \(linked.stderr)")
+        }
+    }
+}
