@@ -149,6 +149,17 @@ import TestSupport
         #expect(result.stderr.contains("no passphrase available"), "\(result.stderr)")
     }
 
+    /// git's protocol is one attribute per line: a stored secret with a newline must not
+    /// inject attributes into the answer.
+    @Test func aSecretWithANewlineIsNotOffered() throws {
+        let git = try Git()
+        try git.cli.set("git:https://example.com", "alice", "line1\nhost=evil.example")
+        let get = try git.helper("get", "protocol=https\nhost=example.com\n")
+        #expect(get.status == 0)
+        #expect(get.stdout.isEmpty)
+        #expect(get.stderr.contains("newline") && !get.stderr.contains("line1"), "\(get.stderr)")
+    }
+
     @Test func incompleteRequestsTouchNothing() throws {
         let git = try Git()
         // No host and no path, or no protocol: no item can be named.

@@ -40,6 +40,15 @@ import Glibc
         #expect(!result.stderr.contains(Self.secret))
     }
 
+    @Test func theChildInheritsStandardInputAndOutput() throws {
+        let cli = try vaultWithSecret()
+        let result = try run(cli, ["run", "--env", "T=api.example.com/alice", "--", "/bin/sh", "-c", "tr a-z A-Z; echo err >&2"],
+                             stdin: Data("piped through\n".utf8))
+        #expect(result.status == 0)
+        #expect(result.stdout == "PIPED THROUGH\n")
+        #expect(result.stderr == "err\n")
+    }
+
     @Test(arguments: [Int32(0), 3, 77, 255])
     func theChildsExitStatusIsReturned(status: Int32) throws {
         let cli = try vaultWithSecret()

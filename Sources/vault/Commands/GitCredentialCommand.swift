@@ -64,6 +64,14 @@ struct GitCredentialCommand: ParsableCommand {
         guard let item = candidates.first else { return }
         let stored = GitStoredAttributes(generic: item.generic)
         let secret = try vault.secret(service: service, account: item.account)
+        // git's protocol is line-based: a newline (or NUL) in a value would end it early or
+        // inject another attribute. Such an item (written with `vault set`) is not offered;
+        // git then asks as if there were none.
+        let unsafeBytes: Set<UInt8> = [0, UInt8(ascii: "\n")]
+        guard !item.account.utf8.contains(where: unsafeBytes.contains), !secret.withUnsafeBytes({ $0.contains(where: unsafeBytes.contains) }) else {
+            Output.write("vault: the item for \(Escaping.quoted(service)), account \(Escaping.quoted(item.account)) holds a newline or NUL, which git's credential protocol cannot carry; not offered\n", to: STDERR_FILENO)
+            return
+        }
         let output = SensitiveBuffer()
         if request.acceptsAuthtype { output.append("capability[]=authtype\n") }
         // A pre-encoded credential may belong to no user: then git gets no username.
