@@ -68,7 +68,9 @@ import Glibc
     @Test(arguments: [(SIGTERM, "TERM"), (SIGINT, "INT"), (SIGHUP, "HUP"), (SIGUSR1, "USR1")])
     func signalsSentToVaultReachTheChild(signal: Int32, name: String) throws {
         let cli = try vaultWithSecret()
-        let script = "trap 'echo got-\(name); exit 9' \(name); echo ready; while :; do sleep 0.05; done"
+        // The loop ends by itself (after about 20 s) so that a regression fails instead of
+        // leaving a process that holds the test's pipes open.
+        let script = "trap 'echo got-\(name); exit 9' \(name); echo ready; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done"
         let environment = ChildProcess.cleanEnvironment(cli.environment)
         let child = try ChildProcess(CLI.executable, ["run", "--vault", cli.vaultPath, "--env", "T=api.example.com/alice", "--", "/bin/sh", "-c", script],
                                      environment: environment)
@@ -195,5 +197,24 @@ import Glibc
             #expect(!help.stdout.contains("`vault get"), "\(command)")
             if ["run", "read", "generate"].contains(command) { #expect(help.stdout.contains("EXAMPLE"), "\(command)") }
         }
+    }
+}
+
+/// `vault run` on a real terminal (util-linux `script(1)`), where Ctrl-C goes to the whole
+/// foreground process group: `vault` must outlive it and report what the command did.
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: TerminalSession.script)))
+struct RunCommandTerminalTests {
+    @Test func ctrlCReachesTheCommandAndVaultReportsItsStatus() throws {
+        let cli = CLI()
+        try cli.initVault()
+        try cli.set("svc", "acct", "x")
+        let run = TerminalSession.quoted([CLI.executable, "run", "--vault", cli.vaultPath, "--env", "T=svc/acct", "--",
+                                          "/bin/sh", "-c", "trap 'echo GOT-INT; exit 7' INT; echo READY; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done"])
+        let session = try TerminalSession(shell: "trap 'true' INT; \(run); echo \"STATUS=$?\"", environment: ["VAULT_PASSPHRASE": "correct horse"])
+        #expect(session.child.waitForOutput(containing: "READY", timeout: .seconds(30)))
+        try session.child.write(Data([0x03]))  // VINTR
+        let result = session.finish()
+        #expect(result.stdout.contains("GOT-INT"), "\(result.stdout)")
+        #expect(result.stdout.contains("STATUS=7"), "\(result.stdout)")
     }
 }

@@ -30,6 +30,7 @@ struct ReadCommand: ParsableCommand {
     var generic = false
 
     func validate() throws {
+        if json && generic { throw ValidationError("--json and --generic cannot be used together") }
         do {
             _ = try ItemReference(uri, requireScheme: true)
         } catch {

@@ -32,9 +32,6 @@ struct ItemReference: Equatable {
         guard !service.isEmpty else { throw .emptyService }
     }
 
-    /// The URI that names this item: the inverse of parsing.
-    var uri: String { Self.scheme + Self.encode(service) + "/" + Self.encode(account) }
-
     static func isReference(_ text: String) -> Bool { text.hasPrefix(scheme) }
 
     private static func decode(_ text: Substring) throws(ParseError) -> String {
@@ -47,18 +44,6 @@ struct ItemReference: Equatable {
         }
         guard let decoded = String(validating: bytes, as: UTF8.self) else { throw .notUTF8 }
         return decoded
-    }
-
-    private static func encode(_ name: String) -> String {
-        var encoded = ""
-        for byte in name.utf8 {
-            switch byte {
-            case UInt8(ascii: "/"): encoded += "%2F"
-            case UInt8(ascii: "%"): encoded += "%25"
-            default: encoded.unicodeScalars.append(UnicodeScalar(byte))
-            }
-        }
-        return encoded
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
