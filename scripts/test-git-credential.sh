@@ -86,11 +86,12 @@ fi
 
 # The helper under test, and the vault it uses: a fresh vault unlocked by a key file, so
 # no passphrase prompt and no KDF cost per git call.
-swift build --product vault >/dev/null
-swift build --product git-credential-vault >/dev/null
-bin=$(swift build --show-bin-path)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+for product in vault git-credential-vault; do
+    swift build --product "$product" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
+done
+bin=$(swift build --show-bin-path)
 export VAULT_PATH="$work/git.vault" VAULT_KEY_FILE="$work/git.key"
 "$bin/vault" init >/dev/null
 
