@@ -103,6 +103,19 @@ import TestSupport
         #expect(future.status == 0 && future.stdout.isEmpty && future.stderr.isEmpty)
     }
 
+    /// A message ends at a blank line even when the input stays open, as when someone
+    /// types a request by hand.
+    @Test func aBlankLineEndsTheRequest() throws {
+        let git = try Git()
+        try git.cli.set("git:https://example.com", "alice", "pw")
+        let helper = try ChildProcess(GitCredentialTests.helper, ["get"], environment: git.environment, standardInput: nil)
+        try helper.write(Data("protocol=https\nhost=example.com\n\n".utf8))
+        #expect(helper.waitForOutput(containing: "password=pw\n", timeout: .seconds(60)))
+        helper.closeStandardInput()
+        let result = helper.wait()
+        #expect(result.status == 0 && result.stdout == "username=alice\npassword=pw\n")
+    }
+
     @Test func expiredPasswordsAreNeitherStoredNorReturned() throws {
         let git = try Git()
         let future = Int(Date().timeIntervalSince1970) + 3600

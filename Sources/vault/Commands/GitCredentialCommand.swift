@@ -1,3 +1,4 @@
+internal import CSodium
 import ArgumentParser
 import Foundation
 import VaultKit
@@ -38,9 +39,8 @@ struct GitCredentialCommand: ParsableCommand {
 
     func run() throws {
         let operations = ["get", "store", "erase"]
-        // Read the whole request first: git waits for it to be consumed.
-        let input = SensitiveBuffer()
-        guard try input.readAll(from: STDIN_FILENO, limit: 1024 * 1024) else { throw CLIError.secretTooLarge }
+        // Read the request first, whatever the operation: git waits for it to be consumed.
+        let input = try Self.readRequest()
         guard operations.contains(operation) else { return }
         let request = input.withBytes { GitCredentialRequest(parsing: $0, from: input) }
         guard let service = request.service, let refreshService = request.refreshTokenService else { return }
@@ -51,6 +51,28 @@ struct GitCredentialCommand: ParsableCommand {
         case "store": try store(request, service: service, refreshService: refreshService, vault: vault)
         default: try erase(request, service: service, refreshService: refreshService, vault: vault)
         }
+    }
+
+    /// Standard input up to a blank line or its end, as the protocol ends a message (so
+    /// someone typing a request by hand can finish it with an empty line).
+    private static func readRequest() throws(CLIError) -> SensitiveBuffer {
+        let input = SensitiveBuffer()
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        defer { chunk.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) } }
+        while input.count <= 1024 * 1024 {
+            let n = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .cannotRead(what: "standard input", errno: errno)
+            }
+            if n == 0 { return input }
+            chunk.withUnsafeBytes { input.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            let endsMessage = input.withBytes { bytes in
+                bytes.first == UInt8(ascii: "\n") || (1..<bytes.count).contains { bytes[$0] == UInt8(ascii: "\n") && bytes[$0 - 1] == UInt8(ascii: "\n") }
+            }
+            if endsMessage { return input }
+        }
+        throw .secretTooLarge
     }
 
     private func get(_ request: GitCredentialRequest, service: String, refreshService: String, vault: Vault) throws {
