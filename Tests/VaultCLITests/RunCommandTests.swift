@@ -100,7 +100,7 @@ import Glibc
             export TOKEN=vault://api.example.com/alice
             DB='vault://db%2Finternal/app%251'
             MODE="plain value"
-            OVERRIDDEN=from-file
+            OVERRIDDEN=vault://no/such-item
 
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let result = try run(cli, ["run", "--env-file", file, "--env", "OVERRIDDEN=db%2Finternal/app%251", "--",

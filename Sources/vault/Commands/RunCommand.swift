@@ -57,11 +57,10 @@ struct RunCommand: ParsableCommand {
             let (name, reference) = try Self.parseDefinition(definition)
             definitions.append((name, .reference(reference)))
         }
-        let resolved = try resolve(definitions)
-        // Last definition of a name wins.
+        // The last definition of a name wins; replaced ones are not even read.
         var seen = Set<String>()
-        let unique = resolved.reversed().filter { seen.insert($0.name).inserted }.reversed()
-        exitProcess(try ChildRunner.run(command, variables: Array(unique)))
+        let unique = definitions.reversed().filter { seen.insert($0.name).inserted }.reversed()
+        exitProcess(try ChildRunner.run(command, variables: try resolve(Array(unique))))
     }
 
     /// Reads every referenced secret, before anything runs; the vault is closed again
