@@ -30,25 +30,17 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var options: VaultOptions
     @OptionGroup var item: ItemArguments
 
-    @Flag(help: "Write the item, with its secret, as one JSON object.")
-    var json = false
-
-    @Flag(help: "Write only the item's generic data.")
-    var generic = false
-
-    func validate() throws {
-        if json && generic { throw ValidationError("--json and --generic cannot be used together") }
-    }
+    @OptionGroup var format: SecretFormatOptions
 
     func run() throws {
         let vault = try options.openVault()
         defer { vault.close() }
         let output = try item.run { () throws -> SensitiveBuffer in
             let output = SensitiveBuffer()
-            if generic {
+            if format.generic {
                 let attributes = try vault.item(service: item.service, account: item.account)
                 if let data = attributes.generic { data.withUnsafeBytes { output.append($0) } }
-            } else if json {
+            } else if format.json {
                 let secret = try vault.secret(service: item.service, account: item.account)
                 let attributes = try vault.item(service: item.service, account: item.account)
                 var writer = JSONWriter()

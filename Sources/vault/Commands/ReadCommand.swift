@@ -23,14 +23,9 @@ struct ReadCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The item, as vault://SERVICE/ACCOUNT.", valueName: "uri"))
     var uri: String
 
-    @Flag(help: "Write the item, with its secret, as one JSON object.")
-    var json = false
-
-    @Flag(help: "Write only the item's generic data.")
-    var generic = false
+    @OptionGroup var format: SecretFormatOptions
 
     func validate() throws {
-        if json && generic { throw ValidationError("--json and --generic cannot be used together") }
         do {
             _ = try ItemReference(uri, requireScheme: true)
         } catch {
@@ -40,8 +35,9 @@ struct ReadCommand: ParsableCommand {
 
     func run() throws {
         let reference = try ItemReference(uri, requireScheme: true)
-        var get = try GetCommand.parse((json ? ["--json"] : []) + (generic ? ["--generic"] : []) + ["--", reference.service, reference.account])
+        var get = try GetCommand.parse(["--", reference.service, reference.account])
         get.options = options
+        get.format = format
         try get.run()
     }
 }
