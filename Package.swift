@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "vault", targets: ["vault"]),
         .library(name: "VaultProfile", targets: ["VaultProfile"]),
         .library(name: "VaultAuth", targets: ["VaultAuth"]),
+        .executable(name: "git-credential-vault", targets: ["git-credential-vault"]),
+        .executable(name: "docker-credential-vault", targets: ["docker-credential-vault"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -49,7 +51,13 @@ let package = Package(
             name: "vault",
             dependencies: ["VaultKit", "CVaultCLI", "CSodium", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "VaultCLITests", dependencies: ["vault", "VaultKit", "TestSupport", "vault-test-writer"]),
+        .testTarget(name: "VaultCLITests", dependencies: ["vault", "VaultKit", "TestSupport", "vault-test-writer", "git-credential-vault", "docker-credential-vault"]),
+
+        // git's and Docker's credential helpers: tiny programs that exec `vault git-credential`
+        // or `vault docker-credential`, so they unlock and harden exactly as `vault` does.
+        .target(name: "VaultHelperLauncher"),
+        .executableTarget(name: "git-credential-vault", dependencies: ["VaultHelperLauncher"]),
+        .executableTarget(name: "docker-credential-vault", dependencies: ["VaultHelperLauncher"]),
 
         // The user-profile snapshot store: loaded from the vault at start, persisted
         // shortly after each change and on graceful shutdown.

@@ -7,8 +7,10 @@ struct GetCommand: ParsableCommand {
         commandName: "get",
         abstract: "Write an item's secret to standard output.",
         discussion: """
-            Writes the secret's exact bytes followed by one newline, and nothing else, \
-            so $(vault get ...) gives the secret back.
+            Writes the secret's exact bytes followed by one newline, and nothing else. \
+            Hand it to another program on its standard input or in its environment \
+            ('vault run'), never as an argument: every user of the machine can read a \
+            process's arguments.
 
             --json writes one JSON object instead: service, account, label, generic, \
             created and modified (ISO 8601, UTC), secret. A secret that is not UTF-8 text \
@@ -20,7 +22,7 @@ struct GetCommand: ParsableCommand {
             Exits with status 44 if the item does not exist.
 
             EXAMPLES:
-              curl -H "Authorization: Bearer $(vault get api.example.com alice)" https://api.example.com/
+              vault get api.example.com alice | sed 's/^/Authorization: Bearer /' | curl -H @- https://api.example.com/
               vault get api.example.com alice --json | jq -r .modified
             """
     )
@@ -28,25 +30,17 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var options: VaultOptions
     @OptionGroup var item: ItemArguments
 
-    @Flag(help: "Write the item, with its secret, as one JSON object.")
-    var json = false
-
-    @Flag(help: "Write only the item's generic data.")
-    var generic = false
-
-    func validate() throws {
-        if json && generic { throw ValidationError("--json and --generic cannot be used together") }
-    }
+    @OptionGroup var format: SecretFormatOptions
 
     func run() throws {
         let vault = try options.openVault()
         defer { vault.close() }
         let output = try item.run { (service, account) throws -> SensitiveBuffer in
             let output = SensitiveBuffer()
-            if generic {
+            if format.generic {
                 let attributes = try vault.item(service: service, account: account)
                 if let data = attributes.generic { data.withUnsafeBytes { output.append($0) } }
-            } else if json {
+            } else if format.json {
                 let secret = try vault.secret(service: service, account: account)
                 let attributes = try vault.item(service: service, account: account)
                 var writer = JSONWriter()

@@ -42,6 +42,10 @@ enum CLIError: Error {
     case notUTF8Name(what: String)
     /// A key or passphrase file that others may read, or that belongs to another user.
     case insecureSecretFile(what: String, mode: UInt32?, owner: UInt32?)
+    /// `vault run`: the command could not be started (127 if not found, else 126, as shells report it).
+    case cannotRun(command: String, errno: Int32)
+    /// `vault run`: an environment variable cannot hold a NUL byte.
+    case secretHasNUL(variable: String)
 }
 
 /// The one place where an error becomes a line on standard error and an exit status.
@@ -96,6 +100,10 @@ enum Failure {
             }
         case .itemExists(let service, let account):
             ("item already exists: service \(Escaping.quoted(service)), account \(Escaping.quoted(account))", ExitStatus.itemExists)
+        case .cannotRun(let command, let code):
+            ("cannot run \(Escaping.quoted(command)): \(systemMessage(code))", code == ENOENT ? 127 : 126)
+        case .secretHasNUL(let variable):
+            ("the secret for \(variable) contains a NUL byte, which an environment variable cannot hold", ExitStatus.failure)
         }
     }
 

@@ -1,0 +1,132 @@
+internal import CSodium
+import Foundation
+import VaultKit
+
+/// Runs `vault run`'s child: secrets only in its environment, its exit status returned,
+/// signals passed on.
+///
+/// The secrets go from ``SecretBytes`` into `NAME=VALUE` strings allocated here, handed to
+/// `posix_spawnp`, then zeroed and freed: never into a Swift `String`, never into argv.
+/// The child's argv is exactly the command the user typed.
+enum ChildRunner {
+    /// What a variable of the child is set to.
+    enum Value {
+        case plain(String)
+        case secret(SecretBytes)
+    }
+
+    /// Sent on to the child when another process sends them to `vault`. When the terminal
+    /// sends them (Ctrl-C, a hang-up), the child, in the same process group, gets its own
+    /// copy, so they are not sent twice.
+    static let forwardedSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2]
+
+    /// The unlocking secrets of `vault` itself, which the child does not inherit (paths such
+    /// as `VAULT_PATH` or `VAULT_KEY_FILE` are not secret and are kept).
+    static let withheldVariables: Set<String> = ["VAULT_PASSPHRASE", "VAULT_NEW_PASSPHRASE"]
+
+    /// Runs `command` with the inherited environment plus `variables` and waits for it.
+    ///
+    /// - Returns: the child's exit status, or 128 + N when signal N ended it.
+    static func run(_ command: [String], variables: [(name: String, value: Value)]) throws(CLIError) -> Int32 {
+        let environment = try ChildEnvironment(variables: variables, withheld: withheldVariables)
+        defer { environment.release() }
+
+        var forwarded = sigset_t()
+        sigemptyset(&forwarded)
+        for signal in forwardedSignals { sigaddset(&forwarded, signal) }
+        var previousMask = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &forwarded, &previousMask)
+        defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setsigmask(&attributes, &previousMask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+
+        let argv = command.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawnError = posix_spawnp(&pid, command[0], nil, &attributes, argv, environment.pointers)
+        guard spawnError == 0 else { throw .cannotRun(command: command[0], errno: spawnError) }
+        environment.release()
+
+        let child = pid
+        let signals = forwarded
+        // Inherits the blocked mask, so it alone takes the forwarded signals.
+        Thread.detachNewThread {
+            var set = signals
+            var info = siginfo_t()
+            while true {
+                let signal = sigwaitinfo(&set, &info)
+                if signal > 0 && info.si_code != Int32(SI_KERNEL) { kill(child, signal) }
+            }
+        }
+
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 {
+            guard errno == EINTR else { throw .cannotRun(command: command[0], errno: errno) }
+        }
+        // WIFEXITED / WTERMSIG are macros Swift cannot import.
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+}
+
+/// The child's `environ`: the inherited entries (shared, not copied) minus those being
+/// replaced or withheld, plus the new ones in memory this type zeroes.
+private final class ChildEnvironment {
+    private(set) var pointers: [UnsafeMutablePointer<CChar>?] = []
+    private var owned: [(pointer: UnsafeMutablePointer<CChar>, count: Int)] = []
+
+    init(variables: [(name: String, value: ChildRunner.Value)], withheld: Set<String>) throws(CLIError) {
+        let replaced = Set(variables.map(\.name)).union(withheld)
+        var entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
+        while let pointer = entry?.pointee {
+            // Only the name is read into a String: an inherited value may be a secret.
+            let nameLength = strchr(pointer, Int32(UInt8(ascii: "="))).map { $0 - pointer } ?? strlen(pointer)
+            let name = String(decoding: UnsafeRawBufferPointer(start: pointer, count: nameLength), as: UTF8.self)
+            if !replaced.contains(name) { pointers.append(pointer) }
+            entry = entry?.advanced(by: 1)
+        }
+        do throws(CLIError) {
+            for (name, value) in variables {
+                switch value {
+                case .plain(let text):
+                    append(name: name) { buffer in buffer.append(text) }
+                case .secret(let secret):
+                    let hasNUL = secret.withUnsafeBytes { $0.contains(0) }
+                    if hasNUL { throw CLIError.secretHasNUL(variable: name) }
+                    append(name: name) { buffer in secret.append(to: buffer) }
+                }
+            }
+        } catch {
+            release()
+            throw error
+        }
+        pointers.append(nil)
+    }
+
+    private func append(name: String, value: (SensitiveBuffer) -> Void) {
+        let buffer = SensitiveBuffer()
+        buffer.append(name + "=")
+        value(buffer)
+        buffer.append(UInt8(0))
+        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: buffer.count)
+        buffer.withBytes { UnsafeMutableRawPointer(pointer).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        owned.append((pointer, buffer.count))
+        pointers.append(pointer)
+    }
+
+    /// Zeroes and frees the entries made here; safe to call twice.
+    func release() {
+        for (pointer, count) in owned {
+            sodium_memzero(pointer, count)
+            pointer.deallocate()
+        }
+        owned = []
+        pointers = []
+    }
+
+    deinit { release() }
+}
