@@ -30,3 +30,13 @@ if [[ "${1:-}" == "--test" ]] && ! python3 -c "import nacl.pwhash" >/dev/null 2>
     python3 -m pip install --quiet --disable-pip-version-check pynacl >/dev/null 2>&1 \
         || echo "install-deps: could not install PyNaCl; the independent-reader format tests will be skipped" >&2
 fi
+
+# The Python keyring backend's tests run in a virtualenv (scripts/test-python-keyring.sh);
+# Debian and Ubuntu ship venv's pip bootstrap separately.
+if [[ "${1:-}" == "--test" && "$(uname)" != "Darwin" ]] && ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then
+    sudo=""
+    [[ $(id -u) -eq 0 ]] || sudo="sudo"
+    echo "install-deps: installing python3-venv" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv >/dev/null
+fi

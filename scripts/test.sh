@@ -20,6 +20,7 @@ fi
 swift test --skip-build --disable-xctest 2>&1 | tee "$log"
 summary=$(grep -E "Test run with [0-9]+ tests? .*(passed|failed)" "$log" | tail -1)
 [[ -n "$summary" ]] || { echo "test.sh: no test summary from swift test" >&2; exit 1; }
+scripts/test-python-keyring.sh
 
 if [[ -x Benchmarks/run-quick.sh ]]; then
     Benchmarks/run-quick.sh
