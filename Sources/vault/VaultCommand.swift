@@ -38,6 +38,7 @@ struct VaultCommand: ParsableCommand {
         subcommands: [
             InitCommand.self, SetCommand.self, AddCommand.self, UpdateCommand.self,
             GetCommand.self, DeleteCommand.self, ListCommand.self, VerifyCommand.self, PasswdCommand.self, RekeyCommand.self,
+            ImportCommand.self, ExportCommand.self,
         ]
     )
 }
