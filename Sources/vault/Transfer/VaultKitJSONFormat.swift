@@ -72,6 +72,7 @@ enum VaultKitJSONFormat {
             guard let service = entry["service"]?.secret, let account = entry["account"]?.secret else {
                 throw TransferError("\(place): service and account are required strings")
             }
+            guard !service.isEmpty else { throw TransferError("\(place): the service is empty") }
             guard let secret = try member(entry, text: "secret", base64: "secretBase64", at: place) else {
                 throw TransferError("\(place): no secret (\"secret\" or \"secretBase64\")")
             }
