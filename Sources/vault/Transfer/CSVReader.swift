@@ -73,31 +73,3 @@ enum CSVReader {
         return records
     }
 }
-
-/// A CSV file whose first record names its columns, as every password manager writes.
-struct CSVTable {
-    let columns: [String]
-    let rows: [CSVReader.Record]
-
-    init(_ bytes: UnsafeRawBufferPointer, format: String) throws(TransferError) {
-        let records = try CSVReader.records(bytes)
-        guard let header = records.first else { throw TransferError("the \(format) file is empty") }
-        var columns: [String] = []
-        for name in header.fields {
-            guard let text = name.string() else { throw TransferError("the \(format) header is not valid UTF-8") }
-            columns.append(text.lowercased())
-        }
-        self.columns = columns
-        rows = Array(records.dropFirst())
-        for row in rows where row.fields.count != columns.count {
-            throw TransferError("\(format) line \(row.line): \(row.fields.count) fields, but the header has \(columns.count)")
-        }
-    }
-
-    /// The index of the first column named one of `names` (compared case-insensitively).
-    func column(_ names: String..., format: String, required: Bool = true) throws(TransferError) -> Int? {
-        if let index = columns.firstIndex(where: { names.contains($0) }) { return index }
-        if required { throw TransferError("the \(format) file has no '\(names[0])' column") }
-        return nil
-    }
-}
