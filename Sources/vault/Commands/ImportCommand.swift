@@ -77,6 +77,10 @@ struct ImportCommand: ParsableCommand {
     }
 
     private func read() throws(CLIError) -> SensitiveBuffer {
+        // Typed in, the export's passwords would be echoed on the screen.
+        if file == "-" && Terminal.standardInputIsTerminal {
+            throw .usage("standard input is a terminal; pipe the export in or name its file")
+        }
         let fd = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotRead(what: file, errno: errno) }
         defer { if fd != STDIN_FILENO { close(fd) } }
