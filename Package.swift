@@ -11,11 +11,13 @@ let package = Package(
         .library(name: "VaultAuth", targets: ["VaultAuth"]),
         .executable(name: "git-credential-vault", targets: ["git-credential-vault"]),
         .executable(name: "docker-credential-vault", targets: ["docker-credential-vault"]),
+        .library(name: "VaultConfiguration", targets: ["VaultConfiguration"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         // Test-only: the real HTTP server the VaultAuth tests talk to.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
     ],
@@ -115,6 +117,31 @@ let package = Package(
                 "vault-auth-test-client",
                 "auth-grants-demo",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // A swift-configuration provider backed by a vault service, watched by polling.
+        .target(
+            name: "VaultConfiguration",
+            dependencies: [
+                "VaultKit",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "VaultConfigurationTests",
+            dependencies: [
+                "VaultConfiguration",
+                "VaultKit",
+                "TestSupport",
+                "vault-test-writer",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ConfigurationTesting", package: "swift-configuration"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -37,3 +37,13 @@ if [[ "${1:-}" == "--test" ]] && ! python3 -c "from importlib.metadata import ve
     echo "install-deps: installing django-oauth-toolkit for the VaultAuth tests" >&2
     python3 -m pip install --quiet --disable-pip-version-check "django-oauth-toolkit==3.4.1" "django>=5.1,<6"
 fi
+
+# The Python keyring backend's tests run in a virtualenv (scripts/test-python-keyring.sh);
+# Debian and Ubuntu ship venv's pip bootstrap separately.
+if [[ "${1:-}" == "--test" && "$(uname)" != "Darwin" ]] && ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then
+    sudo=""
+    [[ $(id -u) -eq 0 ]] || sudo="sudo"
+    echo "install-deps: installing python3-venv" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv >/dev/null
+fi

@@ -20,6 +20,7 @@ fi
 swift test --skip-build --disable-xctest 2>&1 | tee "$log"
 summary=$(grep -E "Test run with [0-9]+ tests? .*(passed|failed)" "$log" | tail -1)
 [[ -n "$summary" ]] || { echo "test.sh: no test summary from swift test" >&2; exit 1; }
+scripts/test-python-keyring.sh
 
 # git's own credential-helper test (t0303) against git-credential-vault and the installed git.
 scripts/test-git-credential.sh

@@ -40,6 +40,7 @@ struct VaultCommand: ParsableCommand {
             GetCommand.self, DeleteCommand.self, ListCommand.self, VerifyCommand.self, PasswdCommand.self, RekeyCommand.self,
             UpgradeCommand.self, BackupCommand.self,
             RunCommand.self, ReadCommand.self, GenerateCommand.self, GitCredentialCommand.self, DockerCredentialCommand.self,
+            ImportCommand.self, ExportCommand.self,
         ]
     )
 }

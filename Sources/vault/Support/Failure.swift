@@ -54,6 +54,7 @@ enum Failure {
         switch error {
         case let error as CLIError: describe(error)
         case let error as VaultError: describe(error)
+        case let error as TransferError: (error.description, ExitStatus.failure)
         default: ("unexpected error: \(type(of: error))", ExitStatus.failure)
         }
     }

@@ -57,6 +57,8 @@ struct JSONWriter {
         value.withUTF8 { appendString(UnsafeRawBufferPointer($0)) }
     }
 
+    mutating func number(_ value: Int) { separate(); buffer.append(String(value)) }
+
     /// Writes bytes known to be valid UTF-8 as a JSON string.
     mutating func utf8String(_ bytes: UnsafeRawBufferPointer) {
         separate()

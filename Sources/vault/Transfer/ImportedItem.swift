@@ -1,0 +1,47 @@
+import Foundation
+import VaultKit
+
+/// One item read from an import file, before it is written to the vault.
+struct ImportedItem {
+    var service: String
+    var account: String
+    var label: String?
+    var generic: Data?
+    var secret: SecretBytes
+}
+
+/// What a format parser found in a file: the items to write, and how many entries it
+/// passed over (not a login, or no password), which `vault import` reports.
+struct ImportContents {
+    var items: [ImportedItem] = []
+    var skipped = 0
+}
+
+/// Helpers the format parsers share for turning file fields into item names.
+enum ImportNames {
+    /// `bytes` as a name: names must be valid UTF-8, as every other name in a vault is.
+    static func text(_ bytes: SecretBytes?, _ what: String, at place: String) throws(TransferError) -> String {
+        guard let bytes else { return "" }
+        guard let text = bytes.string() else { throw TransferError("\(place): the \(what) is not valid UTF-8") }
+        return text
+    }
+
+    /// The host of a login's URL, the way a browser would match it ("https://login.example.com/x"
+    /// gives "login.example.com"); a URL without a scheme is read as https; `nil` if there is
+    /// no host, as in a bare app identifier.
+    static func host(ofURL url: String) -> String? {
+        let trimmed = url.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return nil }
+        let withScheme = trimmed.contains("://") ? trimmed : "https://" + trimmed
+        guard let host = URLComponents(string: withScheme)?.host, !host.isEmpty else { return nil }
+        return host.lowercased()
+    }
+
+    /// The service for a login: its URL's host, else `fallback` (a title or item name).
+    static func service(url: String, fallback: String, at place: String) throws(TransferError) -> String {
+        if let host = host(ofURL: url) { return host }
+        if !fallback.isEmpty { return fallback }
+        if !url.isEmpty { return url }
+        throw TransferError("\(place): neither a URL nor a name to use as the service")
+    }
+}
