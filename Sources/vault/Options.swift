@@ -53,6 +53,12 @@ struct VaultOptions: ParsableArguments {
         let passphrase = try Credentials.passphrase(prompt: "Passphrase for \(path): ")
         return upgradingFormatOne ? try Vault.upgrade(at: path, passphrase: passphrase) : try Vault.open(at: path, passphrase: passphrase)
     }
+
+    /// The vault held by the agent when it has unlocked this one (docs/AGENT.md), else
+    /// the vault opened here, as ``openVault(upgradingFormatOne:)`` does.
+    func openItems() throws -> any ItemStore {
+        try AgentVault.ifHeld(path: path()) { try openVault() } ?? openVault()
+    }
 }
 
 /// The two arguments that name an item, or a file that holds them.

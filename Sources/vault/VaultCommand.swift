@@ -39,6 +39,7 @@ struct VaultCommand: ParsableCommand {
             InitCommand.self, SetCommand.self, AddCommand.self, UpdateCommand.self,
             GetCommand.self, DeleteCommand.self, ListCommand.self, VerifyCommand.self, PasswdCommand.self, RekeyCommand.self,
             UpgradeCommand.self,
+            UnlockCommand.self, LockCommand.self, AgentCommand.self,
         ]
     )
 }

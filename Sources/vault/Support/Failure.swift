@@ -49,6 +49,7 @@ enum Failure {
         switch error {
         case let error as CLIError: describe(error)
         case let error as VaultError: describe(error)
+        case let error as AgentError: (error.message, ExitStatus.failure)
         default: ("unexpected error: \(type(of: error))", ExitStatus.failure)
         }
     }
