@@ -124,7 +124,7 @@ final class AgentServer: Sendable {
             }
             let request: AgentRequest
             do {
-                request = try AgentRequest.decode(frame.bytes)
+                request = try withExtendedLifetime(frame) { () throws(MalformedMessage) in try AgentRequest.decode(frame.bytes) }
             } catch {
                 try? AgentSocket.send(AgentResponse.refused(error.reason).encode(), on: client)
                 return
