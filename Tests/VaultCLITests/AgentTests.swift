@@ -107,6 +107,16 @@ import Glibc
         #expect(log.stderr.contains("locked \(cli.vaultPath): locked on request"))
         #expect(log.stderr.contains("locked \(cli.vaultPath): idle timeout"))
         #expect(!log.stderr.contains("secret") && !log.stderr.contains("correct horse"))
+        #if DEBUG
+        // Each time, the master key, its subkeys and the key-encryption key were wiped.
+        let wipes = log.stderr.split(separator: "\n").filter { $0.contains("vault agent: locked \(cli.vaultPath)") }
+        #expect(wipes.count == 2)
+        for line in wipes {
+            let wiped = line.firstMatch(of: /(\d+) secure buffers wiped, (\d+) not zeroed/)
+            #expect((wiped.flatMap { Int($0.1) } ?? 0) >= 3, "\(line)")
+            #expect(wiped.map { $0.2 } == "0", "\(line)")
+        }
+        #endif
     }
 
     /// As root, a process of another user (`nobody`) that reaches the socket is refused by

@@ -40,6 +40,7 @@ final class AgentServer: Sendable {
             socketIdentity.withLock { $0 = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) }
         }
         handleTerminationSignals()
+        AgentWipeWatch.install()
         Output.write("vault agent: listening on \(Escaping.terminalSafe(socketPath)) (pid \(getpid()))\n", to: STDOUT_FILENO)
         AgentLog.write("started (pid \(getpid()))")
         while true {
@@ -256,8 +257,9 @@ final class AgentServer: Sendable {
             return matching
         }
         for entry in released {
+            let before = AgentWipeWatch.snapshot()
             entry.vault.close()
-            AgentLog.write("locked \(entry.vault.path): \(reason)")
+            AgentLog.write("locked \(entry.vault.path): \(reason)" + AgentWipeWatch.report(since: before))
         }
         return released.count
     }
