@@ -29,6 +29,11 @@ struct VaultOptions: ParsableArguments {
 
     /// The vault file, following the documented order.
     func path() throws(CLIError) -> String {
+        try Self.path(given: vaultPath)
+    }
+
+    /// The vault file for `--vault` given as `vaultPath` (or not given).
+    static func path(given vaultPath: String?) throws(CLIError) -> String {
         if let vaultPath { return vaultPath }
         if let path = Environment.value("VAULT_PATH") { return path }
         if let dataHome = Environment.value("XDG_DATA_HOME") { return dataHome + "/vault/default.vault" }

@@ -20,6 +20,7 @@ extension VaultCommand {
             let (message, status) = Failure.describe(error)
             Failure.terminate(message: message, status: status)
         }
+        if let status = AgentFastPath.run(Array(CommandLine.arguments.dropFirst())) { exitProcess(status) }
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()
