@@ -283,6 +283,13 @@ import Glibc
             started = pid_t(status.stdout[range].dropFirst(4))
         }
         #expect(started != nil)
+        // The passphrase `vault unlock` read from the environment did not go to the agent
+        // (only root may read a non-dumpable process's environment).
+        if let started, geteuid() == 0 {
+            let environment = FileManager.default.contents(atPath: "/proc/\(started)/environ").map { String(decoding: $0, as: UTF8.self) }
+            #expect(environment?.contains("VAULT_AGENT_SOCKET=") == true)
+            #expect(environment?.contains("VAULT_PASSPHRASE") == false)
+        }
         var info = stat()
         #expect(stat(cli.directory + "/agent.sock", &info) == 0 && info.st_mode & 0o777 == 0o600)
         #expect(try cli.run(["get", "s", "a"], env: environment, unset: ["VAULT_PASSPHRASE"]).stdout == "secret\n")

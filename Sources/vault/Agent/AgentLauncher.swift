@@ -39,9 +39,13 @@ enum AgentLauncher {
         let executable = ownExecutable()
         let words: [String] = [executable, "agent", "serve"]
         let argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        let environment = agentEnvironment().map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            environment.forEach { free($0) }
+        }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
         close(ready[1])
         guard spawned == 0 else { throw .cannotStart(reason: SystemMessage.text(spawned)) }
 
@@ -60,6 +64,20 @@ enum AgentLauncher {
         waitpid(pid, &status, 0)
         if try AgentConnection(socketPath: socketPath) != nil { return }
         throw .cannotStart(reason: "it stopped at once; see \(logPath)")
+    }
+
+    /// The environment without `VAULT_*` (but the socket's variable): `vault unlock` may
+    /// have read the passphrase from `VAULT_PASSPHRASE`, which must not live on in a
+    /// long-running process's environment.
+    private static func agentEnvironment() -> [String] {
+        var entries: [String] = []
+        var next = environ
+        while let entry = next.pointee {
+            let text = String(cString: entry)
+            if !text.hasPrefix("VAULT_") || text.hasPrefix("VAULT_AGENT_SOCKET=") { entries.append(text) }
+            next += 1
+        }
+        return entries
     }
 
     /// This very binary, so the agent is the same version as its clients.
