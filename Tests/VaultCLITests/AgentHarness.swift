@@ -42,6 +42,22 @@ final class TestAgent {
 }
 
 extension CLI {
+    /// A new vault holding service "s", account "a", secret "secret", unlocked in a new
+    /// agent (socket in `socketDirectory`, else the vault's directory), which is stopped
+    /// when `body` returns or throws.
+    static func withUnlockedVault<Result>(
+        _ label: String = #function, socketDirectory: String? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: (CLI, TestAgent) throws -> Result
+    ) throws -> Result {
+        let cli = CLI(label)
+        try cli.initVault(sourceLocation: sourceLocation)
+        try cli.set("s", "a", "secret", sourceLocation: sourceLocation)
+        let agent = try TestAgent(socketDirectory: socketDirectory ?? cli.directory, sourceLocation: sourceLocation)
+        defer { agent.stop() }
+        try cli.unlock(in: agent, sourceLocation: sourceLocation)
+        return try body(cli, agent)
+    }
+
     /// Runs a command through `agent` with no passphrase in the environment: it succeeds
     /// only if the agent does the work.
     func runThroughAgent(_ arguments: [String], agent: TestAgent, stdin: Data = Data()) throws -> ProcessResult {
@@ -98,18 +114,6 @@ struct RawAgentConnection {
     /// A frame: the 4-byte big-endian length, then `body`.
     static func frame(_ body: [UInt8]) -> [UInt8] {
         withUnsafeBytes(of: UInt32(body.count).bigEndian) { Array($0) } + body
-    }
-}
-
-/// A small deterministic generator, so a failing garbage run can be repeated.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import VaultKit
 @testable import vault
 
@@ -69,7 +70,7 @@ import VaultKit
 
     /// Random bodies, and valid messages with bytes changed, cut or appended.
     @Test func randomAndMutatedBytesAreRefusedOrAcceptedButNeverCrash() {
-        var random = SplitMix64(state: 0xA6E7_0001)
+        var random = SplitMix64(seed: 0xA6E7_0001)
         let valid = Self.requests.map { contents($0.encode()) } + Self.responses.map { contents($0.encode()) }
         var accepted = 0, refused = 0
         for round in 0..<200_000 {

@@ -91,177 +91,151 @@ import Glibc
     /// `vault lock` and the idle timeout let go of the vault, which wipes its keys; the
     /// agent's status shows it, and commands need the passphrase again.
     @Test func lockAndTheIdleTimeoutLetGoOfTheVault() throws {
-        let cli = CLI()
-        try cli.initVault()
-        try cli.set("s", "a", "secret")
-        let agent = try TestAgent(socketDirectory: cli.directory)
-        defer { agent.stop() }
+        try CLI.withUnlockedVault { (cli, agent) throws in
+            #expect(try agent.status(cli).stdout.contains("unlocked: \(cli.vaultPath) (locks after 900 s idle"))
+            #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stdout == "secret\n")
+            #expect(try cli.run(["lock"], env: agent.environment).status == 0)
+            #expect(try agent.status(cli).stdout.hasSuffix("no vault unlocked\n"))
+            #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stderr.contains("no passphrase available"))
 
-        try cli.unlock(in: agent)
-        #expect(try agent.status(cli).stdout.contains("unlocked: \(cli.vaultPath) (locks after 900 s idle"))
-        #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stdout == "secret\n")
-        #expect(try cli.run(["lock"], env: agent.environment).status == 0)
-        #expect(try agent.status(cli).stdout.hasSuffix("no vault unlocked\n"))
-        #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stderr.contains("no passphrase available"))
+            try cli.unlock(in: agent, ["--idle-timeout", "1"])
+            #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stdout == "secret\n")
+            #expect(try eventually { try agent.status(cli).stdout.hasSuffix("no vault unlocked\n") })
+            #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stderr.contains("no passphrase available"))
 
-        try cli.unlock(in: agent, ["--idle-timeout", "1"])
-        #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stdout == "secret\n")
-        #expect(try eventually { try agent.status(cli).stdout.hasSuffix("no vault unlocked\n") })
-        #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stderr.contains("no passphrase available"))
-
-        let log = agent.stop()
-        #expect(log.status == 0)
-        #expect(log.stderr.contains("locked \(cli.vaultPath): locked on request"))
-        #expect(log.stderr.contains("locked \(cli.vaultPath): idle timeout"))
-        #expect(!log.stderr.contains("secret") && !log.stderr.contains("correct horse"))
-        #if DEBUG
-        // Each time, the master key, its subkeys and the key-encryption key were wiped.
-        let wipes = log.stderr.split(separator: "\n").filter { $0.contains("vault agent: locked \(cli.vaultPath)") }
-        #expect(wipes.count == 2)
-        for line in wipes {
-            let wiped = line.firstMatch(of: /(\d+) secure buffers wiped, (\d+) not zeroed/)
-            #expect((wiped.flatMap { Int($0.1) } ?? 0) >= 3, "\(line)")
-            #expect(wiped.map { $0.2 } == "0", "\(line)")
+            let log = agent.stop()
+            #expect(log.status == 0)
+            #expect(log.stderr.contains("locked \(cli.vaultPath): locked on request"))
+            #expect(log.stderr.contains("locked \(cli.vaultPath): idle timeout"))
+            #expect(!log.stderr.contains("secret") && !log.stderr.contains("correct horse"))
+            #if DEBUG
+            // Each time, the master key, its subkeys and the key-encryption key were wiped.
+            let wipes = log.stderr.split(separator: "\n").filter { $0.contains("vault agent: locked \(cli.vaultPath)") }
+            #expect(wipes.count == 2)
+            for line in wipes {
+                let wiped = line.firstMatch(of: /(\d+) secure buffers wiped, (\d+) not zeroed/)
+                #expect((wiped.flatMap { Int($0.1) } ?? 0) >= 3, "\(line)")
+                #expect(wiped.map { $0.2 } == "0", "\(line)")
+            }
+            #endif
         }
-        #endif
     }
 
     /// As root, a process of another user (`nobody`) that reaches the socket is refused by
     /// the agent (SO_PEERCRED) and logged; the client refuses an agent of another user too.
     @Test(.enabled(if: Unprivileged.isAvailable, "needs root with setpriv"))
     func anotherUserIsRefused() throws {
-        let cli = CLI()
-        try cli.initVault()
-        try cli.set("s", "a", "secret")
-        let socketDirectory = Unprivileged.worldReadableDirectory()
-        let agent = try TestAgent(socketDirectory: socketDirectory)
-        defer { agent.stop() }
-        try cli.unlock(in: agent)
-        // A mistake that lets everyone reach the socket: the peer check still holds.
-        chmod(agent.socketPath, 0o666)
-        let intruder = try Unprivileged.run(CLI.executable, ["agent", "status"], environment: ChildProcess.cleanEnvironment(agent.environment))
-        #expect(intruder.status == 1)
-        #expect(intruder.stderr == "vault: refusing the agent socket: the agent runs as another user (uid 0)\n", "\(intruder.stderr)")
-        #expect(!intruder.stdout.contains(cli.vaultPath))
-        // Connections are admitted in order: once this one is answered, the other was refused.
-        #expect(try agent.status(cli).stdout.contains("unlocked: \(cli.vaultPath)"))
-        let log = agent.stop()
-        #expect(log.stderr.contains("refused a connection from uid \(Unprivileged.userID)"), "\(log.stderr)")
+        try CLI.withUnlockedVault(socketDirectory: Unprivileged.worldReadableDirectory()) { (cli, agent) throws in
+            // A mistake that lets everyone reach the socket: the peer check still holds.
+            chmod(agent.socketPath, 0o666)
+            let intruder = try Unprivileged.run(CLI.executable, ["agent", "status"], environment: ChildProcess.cleanEnvironment(agent.environment))
+            #expect(intruder.status == 1)
+            #expect(intruder.stderr == "vault: refusing the agent socket: the agent runs as another user (uid 0)\n", "\(intruder.stderr)")
+            #expect(!intruder.stdout.contains(cli.vaultPath))
+            // Connections are admitted in order: once this one is answered, the other was refused.
+            #expect(try agent.status(cli).stdout.contains("unlocked: \(cli.vaultPath)"))
+            let log = agent.stop()
+            #expect(log.stderr.contains("refused a connection from uid \(Unprivileged.userID)"), "\(log.stderr)")
+        }
     }
 
     /// Malformed and hostile messages get a refusal and a closed connection; the agent
     /// carries on serving.
     @Test func theAgentSurvivesAThousandGarbageMessages() throws {
-        let cli = CLI()
-        try cli.initVault()
-        try cli.set("s", "a", "secret")
-        let agent = try TestAgent(socketDirectory: cli.directory)
-        defer { agent.stop() }
-        try cli.unlock(in: agent)
-        var random = SplitMix64(state: 0x5EED_0015)
-        for round in 0..<1000 {
-            guard let connection = RawAgentConnection(agent.socketPath) else {
-                Issue.record("the agent stopped accepting connections at round \(round)")
-                return
+        try CLI.withUnlockedVault { (cli, agent) throws in
+            var random = SplitMix64(seed: 0x5EED_0015)
+            for round in 0..<1000 {
+                guard let connection = RawAgentConnection(agent.socketPath) else {
+                    Issue.record("the agent stopped accepting connections at round \(round)")
+                    return
+                }
+                defer { connection.close() }
+                let body = (0..<Int.random(in: 0...64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                switch round % 5 {
+                case 0: connection.send(RawAgentConnection.frame(body))  // random body
+                case 1: connection.send(RawAgentConnection.frame([1, UInt8.random(in: 0...0x20, using: &random)] + body))  // random request
+                case 2: connection.send([0xff, 0xff, 0xff, 0xff] + body)  // 4 GiB announced
+                case 3: connection.send(Array(RawAgentConnection.frame(body + [1, 0x12]).prefix(body.count / 2)))  // cut short
+                default: connection.send(RawAgentConnection.frame([2, 0x01] + body))  // a future version
+                }
+                let answer = connection.readToEnd()
+                if answer.count >= 6 { #expect(answer[5] == 9 || answer[5] == 7 || answer[5] == 8, "round \(round): response tag \(answer[5])") }
             }
-            defer { connection.close() }
-            let body = (0..<Int.random(in: 0...64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
-            switch round % 5 {
-            case 0: connection.send(RawAgentConnection.frame(body))  // random body
-            case 1: connection.send(RawAgentConnection.frame([1, UInt8.random(in: 0...0x20, using: &random)] + body))  // random request
-            case 2: connection.send([0xff, 0xff, 0xff, 0xff] + body)  // 4 GiB announced
-            case 3: connection.send(Array(RawAgentConnection.frame(body + [1, 0x12]).prefix(body.count / 2)))  // cut short
-            default: connection.send(RawAgentConnection.frame([2, 0x01] + body))  // a future version
-            }
-            let answer = connection.readToEnd()
-            if answer.count >= 6 { #expect(answer[5] == 9 || answer[5] == 7 || answer[5] == 8, "round \(round): response tag \(answer[5])") }
+            #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stdout == "secret\n")
+            #expect(agent.stop().status == 0)
         }
-        #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stdout == "secret\n")
-        #expect(agent.stop().status == 0)
     }
 
     /// Clients that die mid-request (half a message sent, or killed at any moment) cost
     /// the agent nothing.
     @Test func theAgentSurvivesFiftyClientsKilledMidRequest() throws {
-        let cli = CLI()
-        try cli.initVault()
-        try cli.set("s", "a", "secret")
-        let agent = try TestAgent(socketDirectory: cli.directory)
-        defer { agent.stop() }
-        try cli.unlock(in: agent)
-        // Half of a large write request, then the connection ends.
-        for _ in 0..<50 {
-            guard let connection = RawAgentConnection(agent.socketPath) else { Issue.record("no connection"); return }
-            connection.send(RawAgentConnection.frame([UInt8](repeating: 7, count: 1 << 20)).prefix(300_000).map { $0 })
-            connection.close()
+        try CLI.withUnlockedVault { (cli, agent) throws in
+            // Half of a large write request, then the connection ends.
+            for _ in 0..<50 {
+                guard let connection = RawAgentConnection(agent.socketPath) else { Issue.record("no connection"); return }
+                connection.send(RawAgentConnection.frame([UInt8](repeating: 7, count: 1 << 20)).prefix(300_000).map { $0 })
+                connection.close()
+            }
+            // Real clients killed while their request is under way: stdin stays open, so each
+            // `set` has asked the agent whether the item exists and waits for the secret.
+            var environment = ChildProcess.cleanEnvironment(agent.environment)
+            environment["VAULT_PATH"] = cli.vaultPath
+            let clients = try (0..<50).map { index in
+                try ChildProcess(CLI.executable, index % 2 == 0 ? ["set", "s", "k\(index)"] : ["list"], environment: environment, standardInput: nil)
+            }
+            for client in clients {
+                client.send(SIGKILL)
+                _ = client.wait()
+            }
+            #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stdout == "secret\n")
+            #expect(try cli.runThroughAgent(["verify"], agent: agent).stdout == "ok: 1 item\n")
+            #expect(agent.stop().status == 0)
         }
-        // Real clients killed while their request is under way: stdin stays open, so each
-        // `set` has asked the agent whether the item exists and waits for the secret.
-        var environment = ChildProcess.cleanEnvironment(agent.environment)
-        environment["VAULT_PATH"] = cli.vaultPath
-        let clients = try (0..<50).map { index in
-            try ChildProcess(CLI.executable, index % 2 == 0 ? ["set", "s", "k\(index)"] : ["list"], environment: environment, standardInput: nil)
-        }
-        for client in clients {
-            client.send(SIGKILL)
-            _ = client.wait()
-        }
-        #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stdout == "secret\n")
-        #expect(try cli.runThroughAgent(["verify"], agent: agent).stdout == "ok: 1 item\n")
-        #expect(agent.stop().status == 0)
     }
 
     /// Every write the agent acknowledged is in the file, even when the agent dies
     /// without any chance to clean up.
     @Test func killingTheAgentLosesNoAcknowledgedWrite() throws {
-        let cli = CLI()
-        try cli.initVault()
-        let agent = try TestAgent(socketDirectory: cli.directory)
-        defer { agent.stop() }
-        try cli.unlock(in: agent)
-        for index in 0..<20 {
-            let result = try cli.runThroughAgent(["set", "svc", "acct\(index)"], agent: agent, stdin: Data("secret \(index)\n".utf8))
-            #expect(result.status == 0, "\(result.stderr)")
+        try CLI.withUnlockedVault { (cli, agent) throws in
+            for index in 0..<20 {
+                let result = try cli.runThroughAgent(["set", "svc", "acct\(index)"], agent: agent, stdin: Data("secret \(index)\n".utf8))
+                #expect(result.status == 0, "\(result.stderr)")
+            }
+            agent.process.send(SIGKILL)
+            #expect(agent.stop().signal == SIGKILL)
+            for index in 0..<20 {
+                #expect(try cli.run("get", "svc", "acct\(index)").stdout == "secret \(index)\n")
+            }
+            #expect(try cli.run("verify").stdout == "ok: 21 items\n")
         }
-        agent.process.send(SIGKILL)
-        #expect(agent.stop().signal == SIGKILL)
-        for index in 0..<20 {
-            #expect(try cli.run("get", "svc", "acct\(index)").stdout == "secret \(index)\n")
-        }
-        #expect(try cli.run("verify").stdout == "ok: 20 items\n")
     }
 
     /// A re-key by another process is followed; a new passphrase, or a file replaced by
     /// another one, makes the agent let go (the next command needs the passphrase).
     @Test func theAgentFollowsARekeyAndLetsGoOfAChangedOrReplacedVault() throws {
-        let cli = CLI()
-        try cli.initVault()
-        try cli.set("s", "a", "secret")
-        let agent = try TestAgent(socketDirectory: cli.directory)
-        defer { agent.stop() }
-        try cli.unlock(in: agent)
+        try CLI.withUnlockedVault { (cli, agent) throws in
+            #expect(try cli.run("rekey").status == 0)
+            #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stdout == "secret\n")
 
-        #expect(try cli.run("rekey").status == 0)
-        #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stdout == "secret\n")
+            let passwd = try cli.run(["passwd", "--rewrap-only"] + CLI.cheapKDF, env: ["VAULT_NEW_PASSPHRASE": "new one"])
+            #expect(passwd.status == 0, "\(passwd.stderr)")
+            #expect(try cli.run(["rekey"], env: ["VAULT_PASSPHRASE": "new one"]).status == 0)
+            let afterPasswd = try cli.runThroughAgent(["get", "s", "a"], agent: agent)
+            #expect(afterPasswd.stderr.contains("no passphrase available"), "\(afterPasswd.stderr)")
+            #expect(try agent.status(cli).stdout.hasSuffix("no vault unlocked\n"))
 
-        let passwd = try cli.run(["passwd", "--rewrap-only"] + CLI.cheapKDF, env: ["VAULT_NEW_PASSPHRASE": "new one"])
-        #expect(passwd.status == 0, "\(passwd.stderr)")
-        #expect(try cli.run(["rekey"], env: ["VAULT_PASSPHRASE": "new one"]).status == 0)
-        let afterPasswd = try cli.runThroughAgent(["get", "s", "a"], agent: agent)
-        #expect(afterPasswd.stderr.contains("no passphrase available"), "\(afterPasswd.stderr)")
-        #expect(try agent.status(cli).stdout.hasSuffix("no vault unlocked\n"))
+            try cli.unlock(in: agent, [], env: ["VAULT_PASSPHRASE": "new one"])
+            #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stdout == "secret\n")
+            let replacement = cli.directory + "/replacement.vault"
+            try FileManager.default.copyItem(atPath: cli.vaultPath, toPath: replacement)
+            #expect(rename(replacement, cli.vaultPath) == 0)
+            #expect(try agent.status(cli).stdout.hasSuffix("no vault unlocked\n"))
+            #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stderr.contains("no passphrase available"))
 
-        try cli.unlock(in: agent, [], env: ["VAULT_PASSPHRASE": "new one"])
-        #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stdout == "secret\n")
-        let replacement = cli.directory + "/replacement.vault"
-        try FileManager.default.copyItem(atPath: cli.vaultPath, toPath: replacement)
-        #expect(rename(replacement, cli.vaultPath) == 0)
-        #expect(try agent.status(cli).stdout.hasSuffix("no vault unlocked\n"))
-        #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stderr.contains("no passphrase available"))
-
-        let log = agent.stop()
-        #expect(log.stderr.contains("its passphrase or key was changed by another process"))
-        #expect(log.stderr.contains("the file was replaced"))
+            let log = agent.stop()
+            #expect(log.stderr.contains("its passphrase or key was changed by another process"))
+            #expect(log.stderr.contains("the file was replaced"))
+        }
     }
 
     /// `vault unlock` starts the agent in the background when none runs; `vault agent
