@@ -42,7 +42,7 @@ enum AgentRequest {
     case items(VaultTarget, service: String?)
     case verify(VaultTarget)
 
-    private var opcode: UInt8 {
+    var opcode: UInt8 {
         switch self {
         case .status: 0x01
         case .unlock: 0x02
@@ -69,44 +69,6 @@ enum AgentRequest {
              .items(let target, _), .verify(let target):
             target
         }
-    }
-
-    func encode() -> SensitiveBuffer {
-        let writer = WireWriter()
-        writer.u8(AgentProtocol.version)
-        writer.u8(opcode)
-        if let target {
-            writer.u64(target.device)
-            writer.u64(target.inode)
-            writer.string(target.path)
-        }
-        switch self {
-        case .status, .stop, .holds, .verify:
-            break
-        case .unlock(let path, let credential, let isKey, let idleTimeoutSeconds):
-            writer.string(path)
-            writer.u8(isKey ? 1 : 0)
-            writer.secret(credential)
-            writer.u64(idleTimeoutSeconds)
-        case .lock(let path):
-            writer.optionalString(path)
-        case .contains(_, let service, let account), .secret(_, let service, let account), .item(_, let service, let account),
-             .delete(_, let service, let account):
-            writer.string(service)
-            writer.string(account)
-        case .write(_, let mode, let secret, let service, let account, let label, let generic):
-            writer.u8(mode.rawValue)
-            writer.string(service)
-            writer.string(account)
-            writer.optionalString(label)
-            writer.optionalData(generic)
-            writer.secret(secret)
-        case .deleteAll(_, let service):
-            writer.string(service)
-        case .items(_, let service):
-            writer.optionalString(service)
-        }
-        return writer.buffer
     }
 
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(MalformedMessage) -> AgentRequest {
@@ -171,7 +133,7 @@ enum AgentResponse {
     /// The request was malformed or not allowed; the reason never holds the request's bytes.
     case refused(String)
 
-    private var tag: UInt8 {
+    var tag: UInt8 {
         switch self {
         case .ok: 0
         case .bool: 1
@@ -184,33 +146,6 @@ enum AgentResponse {
         case .failure: 8
         case .refused: 9
         }
-    }
-
-    func encode() -> SensitiveBuffer {
-        let writer = WireWriter()
-        writer.u8(AgentProtocol.version)
-        writer.u8(tag)
-        switch self {
-        case .ok, .notHeld: break
-        case .bool(let value): writer.u8(value ? 1 : 0)
-        case .count(let value): writer.u64(value)
-        case .secret(let secret): writer.secret(secret)
-        case .item(let item): writer.item(item)
-        case .items(let items):
-            writer.u32(UInt32(items.count))
-            items.forEach(writer.item)
-        case .status(let pid, let vaults):
-            writer.u32(UInt32(bitPattern: pid))
-            writer.u32(UInt32(vaults.count))
-            for vault in vaults {
-                writer.string(vault.path)
-                writer.u64(vault.idleTimeoutSeconds)
-                writer.u64(vault.secondsUntilLocked)
-            }
-        case .failure(let error): WireVaultError.encode(error, to: writer)
-        case .refused(let reason): writer.string(reason)
-        }
-        return writer.buffer
     }
 
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(MalformedMessage) -> AgentResponse {
@@ -242,17 +177,6 @@ enum AgentResponse {
         }
         try reader.expectEnd()
         return response
-    }
-}
-
-extension WireWriter {
-    func item(_ item: VaultItem) {
-        string(item.service)
-        string(item.account)
-        optionalString(item.label)
-        optionalData(item.generic)
-        date(item.created)
-        date(item.modified)
     }
 }
 

@@ -3,32 +3,6 @@ import VaultKit
 /// Every ``VaultError`` case on the wire, so the client reports an error from the
 /// agent with the same message and exit status as one of its own.
 enum WireVaultError {
-    static func encode(_ error: VaultError, to writer: WireWriter) {
-        switch error {
-        case .wrongPassphrase: writer.u8(0)
-        case .itemNotFound: writer.u8(1)
-        case .duplicateItem: writer.u8(2)
-        case .vaultNotFound(let path): writer.u8(3); writer.string(path)
-        case .vaultAlreadyExists(let path): writer.u8(4); writer.string(path)
-        case .notAVault(let path): writer.u8(5); writer.string(path)
-        case .unsupportedFormatVersion(let version): writer.u8(6); writer.u64(UInt64(bitPattern: Int64(version)))
-        case .formatUpgradeRequired(let version): writer.u8(7); writer.u64(UInt64(bitPattern: Int64(version)))
-        case .corrupted(let reason): writer.u8(8); writer.string(reason)
-        case .tampered(let reason): writer.u8(9); writer.string(reason)
-        case .io(let path, let code): writer.u8(10); writer.string(path); writer.u32(UInt32(bitPattern: code))
-        case .invalidArgument(let reason): writer.u8(11); writer.string(reason)
-        case .busy(let path): writer.u8(12); writer.string(path)
-        case .insecurePermissions(let path, let mode): writer.u8(13); writer.string(path); writer.u32(mode)
-        case .untrustedOwner(let path, let uid): writer.u8(14); writer.string(path); writer.u32(uid)
-        case .symbolicLink(let path): writer.u8(15); writer.string(path)
-        case .keyChanged: writer.u8(16)
-        case .closed: writer.u8(17)
-        case .secretNotUTF8: writer.u8(18)
-        case .cryptoUnavailable: writer.u8(19)
-        case .keyDerivationFailed: writer.u8(20)
-        }
-    }
-
     static func decode(_ reader: inout WireReader) throws(MalformedMessage) -> VaultError {
         switch try reader.u8() {
         case 0: return .wrongPassphrase
