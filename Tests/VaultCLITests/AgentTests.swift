@@ -250,7 +250,11 @@ import Glibc
         try cli.set("s", "a", "secret")
         let environment = ["VAULT_AGENT_SOCKET": cli.directory + "/agent.sock"]
         var started: pid_t?
-        defer { if let started { kill(started, SIGKILL) } }
+        defer {
+            // Whatever failed above, no agent outlives the test.
+            _ = try? cli.run(["agent", "stop"], env: environment, vault: false)
+            if let started { kill(started, SIGKILL) }
+        }
         #expect(try cli.run(["agent", "status"], env: environment, vault: false).status == 3)
         let unlocked = try cli.run(["unlock", "--key-file", cli.directory + "/missing.key"], env: environment)
         #expect(unlocked.stderr.hasPrefix("vault: cannot read the key file"))

@@ -70,7 +70,11 @@ struct AgentCommand: ParsableCommand {
 
         func run() throws {
             umask(0o077)
-            try AgentServer(socketPath: AgentSocket.path()).run()
+            var socket = AgentSocket.path()
+            if !socket.hasPrefix("/") { socket = FileManager.default.currentDirectoryPath + "/" + socket }
+            // Like other daemons: the agent keeps no directory busy (vault paths are absolute).
+            chdir("/")
+            try AgentServer(socketPath: socket).run()
         }
     }
 }
