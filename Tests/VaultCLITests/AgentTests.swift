@@ -98,8 +98,9 @@ import Glibc
             #expect(try agent.status(cli).stdout.hasSuffix("no vault unlocked\n"))
             #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stderr.contains("no passphrase available"))
 
+            // Nothing is asserted about the second before the timeout: on a loaded machine
+            // it may pass before the next command starts.
             try cli.unlock(in: agent, ["--idle-timeout", "1"])
-            #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stdout == "secret\n")
             #expect(try eventually { try agent.status(cli).stdout.hasSuffix("no vault unlocked\n") })
             #expect(try cli.runThroughAgent(["get", "s", "a"], agent: agent).stderr.contains("no passphrase available"))
 
