@@ -280,6 +280,9 @@ import Glibc
         #expect(access(cli.directory + "/agent.sock", F_OK) != 0)
         #expect(try cli.run(["agent", "status"], env: environment, vault: false).status == 3)
         #expect(try cli.run(["agent", "stop"], env: environment, vault: false).status == 0)
+        // With no agent, locking is nothing to do, not an error.
+        #expect(try cli.run(["lock"], env: environment).status == 0)
+        #expect(try cli.run(["lock", "--all"], env: environment, vault: false).status == 0)
         let log = try String(contentsOfFile: cli.directory + "/agent.log", encoding: .utf8)
         #expect(log.contains("stopped (stopped by request); 1 vault locked"))
         if let started { #expect(eventually { hasExited(started) }) }
