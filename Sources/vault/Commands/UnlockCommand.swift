@@ -26,7 +26,7 @@ struct UnlockCommand: ParsableCommand {
 
     @Option(
         name: .customLong("idle-timeout"),
-        help: ArgumentHelp("Lock the vault after this many seconds without a request; 0 never does. Default: 900.", valueName: "seconds")
+        help: ArgumentHelp("Lock the vault after this many seconds without a request; 0 never does.", valueName: "seconds")
     )
     var idleTimeout: UInt64 = 900
 
