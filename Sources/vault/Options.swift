@@ -48,7 +48,12 @@ struct VaultOptions: ParsableArguments {
     /// environment or the terminal.
     /// - Parameter upgradingFormatOne: open a format-1 vault too (`vault upgrade`).
     func openVault(upgradingFormatOne: Bool = false) throws -> Vault {
-        let path = try path()
+        try Self.openVault(at: path(), keyFile: keyFile, upgradingFormatOne: upgradingFormatOne)
+    }
+
+    /// ``openVault(upgradingFormatOne:)`` for a path and key file found without the
+    /// parser (``FastPath``).
+    static func openVault(at path: String, keyFile: String?, upgradingFormatOne: Bool = false) throws -> Vault {
         // Before asking for a passphrase that could not be used anyway.
         if access(path, F_OK) != 0 && errno == ENOENT { throw VaultError.vaultNotFound(path: path) }
         if let keyFile {
