@@ -39,7 +39,7 @@ let package = Package(
 
         // A small process the tests start to write to a vault from another process,
         // and to kill mid-write.
-        .executableTarget(name: "vault-test-writer", dependencies: ["VaultKit"], path: "Tests/Helpers/vault-test-writer"),
+        .executableTarget(name: "vault-test-writer", dependencies: ["VaultKit", "TestSupport"], path: "Tests/Helpers/vault-test-writer"),
 
         // Shared by the test targets: temporary directories, child processes, cheap KDF limits.
         .target(name: "TestSupport", dependencies: ["VaultKit", "CSQLite"], path: "Tests/TestSupport"),

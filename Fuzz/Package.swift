@@ -15,6 +15,9 @@ let package = Package(
         .target(name: "FuzzSupport", path: "FuzzSupport"),
         .executableTarget(name: "FuzzRecordDecoder", dependencies: ["FuzzSupport", .product(name: "VaultKit", package: vaultKitPackage)], path: "FuzzRecordDecoder"),
         .executableTarget(name: "FuzzVaultFile", dependencies: ["FuzzSupport", .product(name: "VaultKit", package: vaultKitPackage)], path: "FuzzVaultFile"),
+        // The agent's message decoders: symbolic links to the CLI's sources, which an
+        // executable target of the main package cannot export.
+        .executableTarget(name: "FuzzAgentMessage", dependencies: ["FuzzSupport", .product(name: "VaultKit", package: vaultKitPackage)], path: "FuzzAgentMessage"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -19,7 +19,7 @@ if [[ "$seconds" == "--make-seeds" ]]; then
 fi
 
 mkdir -p Artifacts
-for target in FuzzRecordDecoder FuzzVaultFile; do
+for target in FuzzRecordDecoder FuzzVaultFile FuzzAgentMessage; do
     work=$(mktemp -d)
     cp -R "Corpus/$target/." "$work/"
     echo "fuzz: $target for ${seconds}s"

@@ -29,6 +29,11 @@ struct VaultOptions: ParsableArguments {
 
     /// The vault file, following the documented order.
     func path() throws(CLIError) -> String {
+        try Self.path(given: vaultPath)
+    }
+
+    /// The vault file for `--vault` given as `vaultPath` (or not given).
+    static func path(given vaultPath: String?) throws(CLIError) -> String {
         if let vaultPath { return vaultPath }
         if let path = Environment.value("VAULT_PATH") { return path }
         if let dataHome = Environment.value("XDG_DATA_HOME") { return dataHome + "/vault/default.vault" }
@@ -49,7 +54,12 @@ struct VaultOptions: ParsableArguments {
 
     /// - Parameter upgradingFormatOne: open a format-1 vault too (`vault upgrade`).
     func openVault(upgradingFormatOne: Bool = false) throws -> Vault {
-        let path = try path()
+        try Self.openVault(at: path(), keyFile: keyFile, upgradingFormatOne: upgradingFormatOne, acceptingRollback: acceptRollback)
+    }
+
+    /// ``openVault(upgradingFormatOne:)`` for a path and key file found without the
+    /// parser (``FastPath``).
+    static func openVault(at path: String, keyFile: String?, upgradingFormatOne: Bool = false, acceptingRollback: Bool = false) throws -> Vault {
         // Before asking for a passphrase that could not be used anyway.
         if access(path, F_OK) != 0 && errno == ENOENT { throw VaultError.vaultNotFound(path: path) }
         let vault: Vault
@@ -60,15 +70,21 @@ struct VaultOptions: ParsableArguments {
             let passphrase = try Credentials.passphrase(prompt: "Passphrase for \(path): ")
             vault = upgradingFormatOne ? try Vault.upgrade(at: path, passphrase: passphrase) : try Vault.open(at: path, passphrase: passphrase)
         }
-        try Self.rollbackGuard(vault, accepting: acceptRollback)
+        try Self.rollbackGuard(vault, accepting: acceptingRollback)
         return vault
     }
 
     /// The CLI checks every vault it opens against the user's rollback records
     /// (`$XDG_STATE_HOME/vaultkit/rollback`), unless `VAULT_ROLLBACK_GUARD=off`.
-    static func rollbackGuard(_ vault: Vault, accepting: Bool) throws {
+    static func rollbackGuard(_ vault: Vault, accepting: Bool) throws(VaultError) {
         guard Environment.value("VAULT_ROLLBACK_GUARD") != "off", let rollbackGuard = RollbackGuard.userStateDirectory else { return }
         try vault.useRollbackGuard(rollbackGuard, acceptingCurrentState: accepting)
+    }
+
+    /// The vault held by the agent when it has unlocked this one (docs/AGENT.md), else
+    /// the vault opened here, as ``openVault(upgradingFormatOne:)`` does.
+    func openItems() throws -> any ItemStore {
+        try AgentVault.ifHeld(path: path()) { try openVault() } ?? openVault()
     }
 }
 

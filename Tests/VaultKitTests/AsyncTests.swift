@@ -11,10 +11,12 @@ import TestSupport
     @Test func noBlockingWorkRunsInsideATask() async throws {
         let path = Fixtures.vaultPath()
         let backupPath = TestPaths.temporaryDirectory("async-backup") + "/copy.vault"
-        let events = Mutex<[(String, Bool)]>([])
+        // A class, so the observer keeps it alive for a call another thread began just
+        // before the observer is removed.
+        let events = EventLog()
         BlockingWorkProbe.observer.withLock { observer in
             observer = { eventPath, inTask in
-                if eventPath == path || eventPath.hasPrefix(backupPath) { events.withLock { $0.append((eventPath, inTask)) } }
+                if eventPath == path || eventPath.hasPrefix(backupPath) { events.entries.withLock { $0.append((eventPath, inTask)) } }
             }
         }
         defer { BlockingWorkProbe.observer.withLock { $0 = nil } }
@@ -41,14 +43,14 @@ import TestSupport
         let reopened = try await Vault.open(at: path, passphrase: "new horse")
         #expect(try await reopened.data(service: "api", account: "alice") == Data("s3cr3t 2".utf8))
 
-        let asyncEvents = events.withLock { $0 }
+        let asyncEvents = events.entries.withLock { $0 }
         #expect(asyncEvents.count > 20)
         #expect(asyncEvents.allSatisfy { !$0.1 }, "blocking work inside a task: \(asyncEvents.filter(\.1).count) of \(asyncEvents.count)")
 
         // The probe can tell: the blocking call, made from this task, is seen inside one.
         let blockingRead = { () throws -> String in try reopened.string(service: "api", account: "alice") }
         _ = try blockingRead()
-        #expect(events.withLock { $0 }.dropFirst(asyncEvents.count).contains { $0.1 })
+        #expect(events.entries.withLock { $0 }.dropFirst(asyncEvents.count).contains { $0.1 })
     }
 
     /// Errors come back typed, and the caller's own error from an async batch unchanged.
@@ -68,4 +70,8 @@ import TestSupport
         }
         #expect(try await vault.contains(service: "s", account: "b") == false)
     }
+}
+
+private final class EventLog: Sendable {
+    let entries = Mutex<[(String, Bool)]>([])
 }

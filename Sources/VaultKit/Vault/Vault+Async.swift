@@ -15,43 +15,43 @@ import Foundation
 /// ```
 ///
 /// Each vault has one serial queue for its async calls (they share its one connection
-/// anyway); creating and opening, which run Argon2id for up to seconds, use a shared
-/// concurrent queue. Both are dispatch queues that get threads of their own instead of
-/// borrowing the cooperative pool's. An async call that was cancelled still completes:
+/// anyway); creating and opening, which run Argon2id for up to seconds, get a serial
+/// queue each. Serial dispatch queues get threads of their own instead of borrowing the
+/// cooperative pool's. An async call that was cancelled still completes:
 /// a started write is not abandoned halfway.
 extension Vault {
     // MARK: Creating and opening
 
     public static func create(at path: String, passphrase: String, kdf: KDFParameters = .moderate, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening) { () throws(VaultError) in try create(at: path, passphrase: passphrase, kdf: kdf, busyTimeout: busyTimeout) }
+        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try create(at: path, passphrase: passphrase, kdf: kdf, busyTimeout: busyTimeout) }
     }
 
     public static func create(at path: String, passphrase: SecretBytes, kdf: KDFParameters = .moderate, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening) { () throws(VaultError) in try create(at: path, passphrase: passphrase, kdf: kdf, busyTimeout: busyTimeout) }
+        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try create(at: path, passphrase: passphrase, kdf: kdf, busyTimeout: busyTimeout) }
     }
 
     public static func create(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening) { () throws(VaultError) in try create(at: path, key: key, busyTimeout: busyTimeout) }
+        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try create(at: path, key: key, busyTimeout: busyTimeout) }
     }
 
     public static func open(at path: String, passphrase: String, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening) { () throws(VaultError) in try open(at: path, passphrase: passphrase, busyTimeout: busyTimeout) }
+        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try open(at: path, passphrase: passphrase, busyTimeout: busyTimeout) }
     }
 
     public static func open(at path: String, passphrase: SecretBytes, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening) { () throws(VaultError) in try open(at: path, passphrase: passphrase, busyTimeout: busyTimeout) }
+        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try open(at: path, passphrase: passphrase, busyTimeout: busyTimeout) }
     }
 
     public static func open(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening) { () throws(VaultError) in try open(at: path, key: key, busyTimeout: busyTimeout) }
+        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try open(at: path, key: key, busyTimeout: busyTimeout) }
     }
 
     public static func upgrade(at path: String, passphrase: SecretBytes, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening) { () throws(VaultError) in try upgrade(at: path, passphrase: passphrase, busyTimeout: busyTimeout) }
+        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try upgrade(at: path, passphrase: passphrase, busyTimeout: busyTimeout) }
     }
 
     public static func upgrade(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening) { () throws(VaultError) in try upgrade(at: path, key: key, busyTimeout: busyTimeout) }
+        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try upgrade(at: path, key: key, busyTimeout: busyTimeout) }
     }
 
     // MARK: Writing
@@ -183,8 +183,13 @@ private struct ItemWithSecret: Sendable {
 
 /// The queues blocking vault work runs on for async callers.
 enum VaultQueues {
-    /// Creating and opening: Argon2id for up to seconds, several at once.
-    static let opening = DispatchQueue(label: "VaultKit.opening", attributes: .concurrent)
+    /// Creating and opening: Argon2id for up to seconds, several at once, so a queue of
+    /// its own for each call. A serial queue, because on Linux a concurrent one shares
+    /// the width-limited worker threads Swift's tasks run on, and would wait behind them;
+    /// a serial queue always gets a thread.
+    static func opening() -> DispatchQueue {
+        DispatchQueue(label: "VaultKit.opening")
+    }
 
     static func run<Result: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws(VaultError) -> Result) async throws(VaultError) -> Result {
         let result: Swift.Result<Result, VaultError> = await withCheckedContinuation { continuation in

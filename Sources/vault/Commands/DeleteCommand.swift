@@ -49,7 +49,7 @@ struct DeleteCommand: ParsableCommand {
             (service, account) = try NamesInput.read(from: namesFile, accountRequired: !all)
             if all && account != nil { throw CLIError.usage("give either an account or --all, not both") }
         }
-        let vault = try options.openVault()
+        let vault = try options.openItems()
         defer { vault.close() }
         if let account {
             guard try vault.delete(service: service, account: account) else {

@@ -33,7 +33,7 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var format: SecretFormatOptions
 
     func run() throws {
-        let vault = try options.openVault()
+        let vault = try options.openItems()
         defer { vault.close() }
         let output = try item.run { (service, account) throws -> SensitiveBuffer in
             let output = SensitiveBuffer()

@@ -34,7 +34,7 @@ struct ListCommand: ParsableCommand {
     }
 
     func run() throws {
-        let vault = try options.openVault()
+        let vault = try options.openItems()
         defer { vault.close() }
         // Already in the documented order: by the UTF-8 bytes of service, then account.
         let items = try vault.items(service: service)

@@ -24,7 +24,7 @@ struct VerifyCommand: ParsableCommand {
     @OptionGroup var options: VaultOptions
 
     func run() throws {
-        let vault = try options.openVault()
+        let vault = try options.openItems()
         defer { vault.close() }
         let count = try vault.verify()
         let output = SensitiveBuffer()

@@ -55,6 +55,7 @@ enum Failure {
         case let error as CLIError: describe(error)
         case let error as VaultError: describe(error)
         case let error as TransferError: (error.description, ExitStatus.failure)
+        case let error as AgentError: (error.message, ExitStatus.failure)
         default: ("unexpected error: \(type(of: error))", ExitStatus.failure)
         }
     }

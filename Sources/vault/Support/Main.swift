@@ -21,6 +21,7 @@ extension VaultCommand {
             let (message, status) = Failure.describe(error)
             Failure.terminate(message: message, status: status)
         }
+        if let status = FastPath.run(Array(CommandLine.arguments.dropFirst())) { exitProcess(status) }
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()

@@ -19,7 +19,7 @@ struct WriteArguments: ParsableArguments {
         if item.namesFile == "-" && !Terminal.standardInputIsTerminal {
             throw CLIError.usage("--names-from - would read standard input, which carries the secret here; give a file")
         }
-        let vault = try options.openVault()
+        let vault = try options.openItems()
         defer { vault.close() }
         try item.run { service, account in
             // Fail before the secret is typed or read, not after; the write itself

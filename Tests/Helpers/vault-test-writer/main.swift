@@ -15,6 +15,7 @@
 // The key comes from a file, never from argv.
 import Foundation
 import VaultKit
+import TestSupport
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("vault-test-writer: \(message)\n".utf8))
@@ -94,17 +95,4 @@ do {
     }
 } catch {
     fail("\(error)")
-}
-
-/// A tiny seeded generator, so a failing run can be replayed exactly.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

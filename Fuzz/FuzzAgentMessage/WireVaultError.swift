@@ -1,0 +1,1 @@
+../../Sources/vault/Agent/WireVaultError.swift

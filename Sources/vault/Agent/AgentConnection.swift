@@ -1,0 +1,50 @@
+import Foundation
+
+/// A client's connection to the agent: one request, one response, in turn.
+final class AgentConnection {
+    let socketPath: String
+    fileprivate let fd: Int32
+
+    /// Connects to the agent at `socketPath`, or returns `nil` when none is running.
+    init?(socketPath: String) throws(AgentError) {
+        guard let fd = try AgentSocket.connect(to: socketPath) else { return nil }
+        self.socketPath = socketPath
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    func send(_ request: AgentRequest) throws(AgentError) -> AgentResponse {
+        try AgentSocket.send(request.encode(), on: fd)
+        guard let frame = try AgentSocket.receive(on: fd, limit: AgentProtocol.maximumResponseSize) else {
+            throw .brokenConnection(reason: "the agent closed the connection")
+        }
+        do {
+            return try withExtendedLifetime(frame) { () throws(MalformedMessage) in try AgentResponse.decode(frame.bytes) }
+        } catch {
+            throw .brokenConnection(reason: error.reason)
+        }
+    }
+
+    /// Sends `request`, expecting a plain acknowledgement or a failure.
+    func expectOK(_ request: AgentRequest) throws -> AgentResponse {
+        let response = try send(request)
+        switch response {
+        case .failure(let error): throw error
+        case .refused(let reason): throw AgentError.refused(reason: reason)
+        default: return response
+        }
+    }
+}
+
+extension AgentConnection {
+    /// Waits until the agent closes its end (when it exits).
+    func waitForClose() {
+        var byte: UInt8 = 0
+        while true {
+            let n = recv(fd, &byte, 1, 0)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+        }
+    }
+}

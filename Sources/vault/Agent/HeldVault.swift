@@ -1,0 +1,37 @@
+import Foundation
+import VaultKit
+
+/// A file's identity: a vault replaced by another file (a restore, a sync, `mv`) is a
+/// different vault, even at the same path.
+struct FileIdentity: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+
+    /// The identity of the file at `path` itself (a symbolic link is not followed).
+    static func of(_ path: String) -> FileIdentity? {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+}
+
+/// One vault the agent has unlocked: VaultKit's `Vault` keeps the keys in locked,
+/// zeroed-on-release memory; the agent only adds when to let go of it.
+struct HeldVault: Sendable {
+    let vault: Vault
+    let identity: FileIdentity
+    /// `nil`: never locked for idleness.
+    let idleTimeout: Duration?
+    var lastUsed: ContinuousClock.Instant
+
+    func isIdle(at now: ContinuousClock.Instant) -> Bool {
+        guard let idleTimeout else { return false }
+        return now - lastUsed >= idleTimeout
+    }
+
+    func status(at now: ContinuousClock.Instant) -> HeldVaultStatus {
+        let timeout = idleTimeout.map { UInt64($0.components.seconds) } ?? 0
+        let left = idleTimeout.map { max($0 - (now - lastUsed), .zero).components.seconds } ?? 0
+        return HeldVaultStatus(path: vault.path, idleTimeoutSeconds: timeout, secondsUntilLocked: UInt64(left))
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import VaultKit
+
+/// The byte-level encoding of agent messages (docs/AGENT.md): big-endian integers,
+/// length-prefixed byte strings, one-byte presence flags for optional values.
+///
+/// Messages are built in a ``SensitiveBuffer`` because a request or response may carry
+/// a secret: it is zeroed when released, like every other buffer that held one.
+struct WireWriter {
+    let buffer = SensitiveBuffer()
+
+    func u8(_ value: UInt8) { buffer.append(value) }
+
+    func u32(_ value: UInt32) {
+        withUnsafeBytes(of: value.bigEndian) { buffer.append($0) }
+    }
+
+    func u64(_ value: UInt64) {
+        withUnsafeBytes(of: value.bigEndian) { buffer.append($0) }
+    }
+
+    func bytes(_ value: UnsafeRawBufferPointer) {
+        u32(UInt32(value.count))
+        buffer.append(value)
+    }
+
+    func string(_ value: String) {
+        var value = value
+        value.withUTF8 { bytes(UnsafeRawBufferPointer($0)) }
+    }
+
+    func optionalString(_ value: String?) {
+        guard let value else { u8(0); return }
+        u8(1)
+        string(value)
+    }
+
+    func optionalData(_ value: Data?) {
+        guard let value else { u8(0); return }
+        u8(1)
+        value.withUnsafeBytes { bytes($0) }
+    }
+
+    func secret(_ value: SecretBytes) {
+        value.withUnsafeBytes { bytes($0) }
+    }
+
+    func date(_ value: Date) {
+        // The exact bits, so a listing through the agent is the same to the last digit.
+        u64(value.timeIntervalSinceReferenceDate.bitPattern)
+    }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+
+struct LockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock",
+        abstract: "Make the agent forget a vault (or all with --all), wiping its keys at once.",
+        discussion: """
+            Nothing to do (status 0) when no agent runs or it does not hold the vault; \
+            later commands ask for the passphrase again.
+
+            EXAMPLE:
+              vault lock --all
+            """
+    )
+
+    @OptionGroup var options: VaultOptions
+
+    @Flag(help: "Lock every vault the agent holds.")
+    var all = false
+
+    func run() throws {
+        var path: String?
+        if !all {
+            let given = try options.path()
+            path = given.hasPrefix("/") ? given : FileManager.default.currentDirectoryPath + "/" + given
+        }
+        guard let connection = try AgentConnection(socketPath: AgentSocket.path()) else { return }
+        _ = try connection.expectOK(.lock(path: path))
+    }
+}

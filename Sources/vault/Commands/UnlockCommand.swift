@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import VaultKit
+
+struct UnlockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock",
+        abstract: "Unlock a vault in the agent, so later commands skip the passphrase.",
+        discussion: """
+            Reads the passphrase or key as every command does, starts the agent if it \
+            is not running, and hands it the passphrase or key once, over its socket; \
+            the agent derives the keys and holds the vault until 'vault lock', the idle \
+            timeout, 'vault agent stop', or until the file is replaced or its passphrase \
+            changed by another process. Meanwhile get, set, add, update, delete, list and \
+            verify for this vault run in the agent, with the same output.
+
+            Any process of your user can use an unlocked vault, as with ssh-agent: lock \
+            it when you step away. See docs/AGENT.md.
+
+            EXAMPLE:
+              vault unlock --idle-timeout 600 && vault get api.example.com alice
+            """
+    )
+
+    @OptionGroup var options: VaultOptions
+
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp("Lock the vault after this many seconds without a request; 0 never does.", valueName: "seconds")
+    )
+    var idleTimeout: UInt64 = 900
+
+    func run() throws {
+        let path = try options.path()
+        if access(path, F_OK) != 0 && errno == ENOENT { throw VaultError.vaultNotFound(path: path) }
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let socket = AgentSocket.path()
+        try AgentLauncher.ensureRunning(socketPath: socket)
+        let credential: SecretBytes, isKey: Bool
+        if let keyFile = options.keyFile {
+            let key = try Credentials.key(fromFile: keyFile)
+            credential = key.withUnsafeBytes { bytes in
+                SecretBytes(count: bytes.count) { $0.baseAddress?.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+            }
+            isKey = true
+        } else {
+            credential = try Credentials.passphrase(prompt: "Passphrase for \(path): ")
+            isKey = false
+        }
+        guard let connection = try AgentConnection(socketPath: socket) else { throw AgentError.notRunning(socket: socket) }
+        do {
+            _ = try connection.expectOK(.unlock(path: absolute, credential: credential, isKey: isKey, idleTimeoutSeconds: idleTimeout))
+        } catch let error as VaultError {
+            throw WireVaultError.respelled(error, from: absolute, to: path)
+        }
+    }
+}
