@@ -96,46 +96,28 @@ let benchmarks: @Sendable () -> Void = {
 
         // Updates existing items, so the vault stays at its size; each call is one
         // BEGIN IMMEDIATE ... COMMIT with synchronous=FULL, i.e. at least one fsync.
-        let setState = Shared<(Vault, IndexStream)>()
-        Benchmark(
-            "set durable @\(label)",
-            configuration: Bench.configuration(maxDuration: .seconds(3), maxIterations: 2_000),
-            closure: { benchmark in
-                var (vault, indices) = setState.value!
-                for _ in benchmark.scaledIterations {
-                    let index = indices.next()
-                    try! vault.set(secret, service: Bench.service(index), account: Bench.account(index))
-                }
-                setState.value = (vault, indices)
-            },
-            setup: {
-                let fixture = try VaultFixture.withItems(count)
-                setState.value = (try fixture.open(), IndexStream(bound: count, seed: 42))
-            },
-            teardown: { setState.value?.0.close(); setState.value = nil }
-        )
-
-        // The same with a rollback guard: one more small pwrite (under flock) per commit.
-        let guardedState = Shared<(Vault, IndexStream)>()
-        Benchmark(
-            "set durable with rollback guard @\(label)",
-            configuration: Bench.configuration(maxDuration: .seconds(3), maxIterations: 2_000),
-            closure: { benchmark in
-                var (vault, indices) = guardedState.value!
-                for _ in benchmark.scaledIterations {
-                    let index = indices.next()
-                    try! vault.set(secret, service: Bench.service(index), account: Bench.account(index))
-                }
-                guardedState.value = (vault, indices)
-            },
-            setup: {
-                let fixture = try VaultFixture.withItems(count)
-                let vault = try fixture.open()
-                try vault.useRollbackGuard(RollbackGuard(directory: Bench.scratchDirectory + "/rollback"))
-                guardedState.value = (vault, IndexStream(bound: count, seed: 42))
-            },
-            teardown: { guardedState.value?.0.close(); guardedState.value = nil }
-        )
+        // With a rollback guard, each commit also writes its small record (under flock).
+        for guarded in [false, true] {
+            let setState = Shared<(Vault, IndexStream)>()
+            Benchmark(
+                guarded ? "set durable with rollback guard @\(label)" : "set durable @\(label)",
+                configuration: Bench.configuration(maxDuration: .seconds(3), maxIterations: 2_000),
+                closure: { benchmark in
+                    var (vault, indices) = setState.value!
+                    for _ in benchmark.scaledIterations {
+                        let index = indices.next()
+                        try! vault.set(secret, service: Bench.service(index), account: Bench.account(index))
+                    }
+                    setState.value = (vault, indices)
+                },
+                setup: {
+                    let vault = try VaultFixture.withItems(count).open()
+                    if guarded { try vault.useRollbackGuard(RollbackGuard(directory: Bench.scratchDirectory + "/rollback")) }
+                    setState.value = (vault, IndexStream(bound: count, seed: 42))
+                },
+                teardown: { setState.value?.0.close(); setState.value = nil }
+            )
+        }
     }
 
     // MARK: Bulk import: N new items in one batch (one transaction, one durable commit)

@@ -58,26 +58,19 @@ final class SensitiveBuffer {
     ///
     /// - Returns: `false` if more than `limit` bytes were available.
     func readAll(from fd: Int32, limit: Int) throws(CLIError) -> Bool {
-        while true {
-            reserve(64 * 1024)
-            let room = min(capacity - count, limit + 1 - count)
-            let n = read(fd, pointer + count, room)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .cannotRead(what: "standard input", errno: errno)
-            }
-            if n == 0 { return true }
-            count += n
-            if count > limit { return false }
-        }
+        try fill(from: fd, limit: limit, chunk: 64 * 1024, untilNewline: false)
     }
 
     /// Reads until a newline has arrived or the input ended, returning `true`; or `false`
     /// once more than `limit` bytes came without a newline. Bytes after the newline in
     /// the last read may be kept too.
     func readFirstLine(from fd: Int32, limit: Int) throws(CLIError) -> Bool {
+        try fill(from: fd, limit: limit, chunk: 4096, untilNewline: true)
+    }
+
+    private func fill(from fd: Int32, limit: Int, chunk: Int, untilNewline: Bool) throws(CLIError) -> Bool {
         while true {
-            reserve(4096)
+            reserve(chunk)
             let room = min(capacity - count, limit + 1 - count)
             let n = read(fd, pointer + count, room)
             if n < 0 {
@@ -87,7 +80,7 @@ final class SensitiveBuffer {
             if n == 0 { return true }
             let start = count
             count += n
-            if memchr(pointer + start, Int32(UInt8(ascii: "\n")), n) != nil { return true }
+            if untilNewline, memchr(pointer + start, Int32(UInt8(ascii: "\n")), n) != nil { return true }
             if count > limit { return false }
         }
     }
