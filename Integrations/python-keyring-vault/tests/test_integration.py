@@ -123,6 +123,7 @@ def test_vault_errors_surface_as_keyring_errors_without_the_secret(vault_cli, tm
         monkeypatch.setenv(name, value)
     wrong_key = tmp_path / "wrong.key"
     wrong_key.write_bytes(os.urandom(32))
+    wrong_key.chmod(0o600)  # vault refuses key files others can read
     monkeypatch.setenv("VAULT_KEY_FILE", str(wrong_key))
     with pytest.raises(errors.PasswordSetError, match="wrong passphrase or key") as raised:
         VaultKitKeyring().set_password("svc", "alice", "never-in-an-error")
