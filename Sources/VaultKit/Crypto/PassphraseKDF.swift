@@ -8,15 +8,18 @@ enum PassphraseKDF {
         precondition(salt.count == saltByteCount)
         let key = SecureBuffer(count: SecretBox.keyByteCount, lockInMemory: true)
         // SecureBuffer's pointer is valid even for an empty passphrase.
-        let pass = passphrase.storage
-        let status = salt.withUnsafeBufferPointer { salt in
-                crypto_pwhash(
-                    key.pointer.assumingMemoryBound(to: UInt8.self), UInt64(key.count),
-                    pass.pointer.assumingMemoryBound(to: CChar.self), UInt64(pass.count),
-                    salt.baseAddress!,
-                    parameters.opsLimit, parameters.memoryLimit,
-                    crypto_pwhash_ALG_ARGON2ID13
-                )
+        let status = passphrase.storage.withBytes { whole in
+            passphrase.withUnsafeBytes { pass in
+                salt.withUnsafeBufferPointer { salt in
+                    crypto_pwhash(
+                        key.pointer.assumingMemoryBound(to: UInt8.self), UInt64(key.count),
+                        (pass.baseAddress ?? whole.baseAddress!).assumingMemoryBound(to: CChar.self), UInt64(pass.count),
+                        salt.baseAddress!,
+                        parameters.opsLimit, parameters.memoryLimit,
+                        crypto_pwhash_ALG_ARGON2ID13
+                    )
+                }
+            }
         }
         // crypto_pwhash fails only when it cannot allocate `memoryLimit` bytes.
         guard status == 0 else { throw .keyDerivationFailed }

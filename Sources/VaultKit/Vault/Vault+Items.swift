@@ -137,7 +137,7 @@ extension Vault {
     public func secret(service: String, account: String) throws(VaultError) -> SecretBytes {
         try withUnlocked { (vault) throws(VaultError) in
             try vault.read(service: service, account: account) { (_, plaintext, range) throws(VaultError) in
-                SecretBytes(storage: plaintext.copy(range))
+                SecretBytes(record: plaintext, range: range)
             }
         }
     }
@@ -178,7 +178,7 @@ extension Vault {
     public func itemWithSecret(service: String, account: String) throws(VaultError) -> (item: VaultItem, secret: SecretBytes) {
         try withUnlocked { (vault) throws(VaultError) in
             try vault.read(service: service, account: account) { (item, plaintext, range) throws(VaultError) in
-                (item, SecretBytes(storage: plaintext.copy(range)))
+                (item, SecretBytes(record: plaintext, range: range))
             }
         }
     }

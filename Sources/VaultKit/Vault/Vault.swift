@@ -292,7 +292,7 @@ public final class Vault: Sendable {
                     let sealed = try vault.database.withSealedItem(lookupID: oldID) { (_, nonce, sealed) throws(VaultError) in
                         let (item, plaintext, range) = try current.openRecord(lookupID: oldID, expected: nil, nonce: nonce, sealed: sealed)
                         return UnlockedVault.seal(
-                            item, secret: SecretBytes(storage: plaintext.copy(range)),
+                            item, secret: SecretBytes(record: plaintext, range: range),
                             lookupID: newKeys.lookupID(service: item.service, account: item.account),
                             serviceTag: newKeys.serviceTag(service: item.service),
                             keys: newKeys

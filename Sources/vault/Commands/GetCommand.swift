@@ -35,6 +35,10 @@ struct GetCommand: ParsableCommand {
     func run() throws {
         let vault = try options.openItems()
         defer { vault.close() }
+        if !format.generic && !format.json {
+            try Output.writeSecretLine(try item.run { (service, account) in try vault.secret(service: service, account: account) })
+            return
+        }
         let output = try item.run { (service, account) throws -> SensitiveBuffer in
             let output = SensitiveBuffer()
             if format.generic {
@@ -53,8 +57,6 @@ struct GetCommand: ParsableCommand {
                 }
                 writer.endObject()
                 output.append(writer.buffer.bytes)
-            } else {
-                try vault.secret(service: service, account: account).append(to: output)
             }
             output.append(UInt8(ascii: "\n"))
             return output

@@ -23,10 +23,7 @@ enum FastPath {
             let vault: any ItemStore = try AgentVault.ifHeld(path: path, openHere: openHere) ?? openHere()
             defer { vault.close() }
             if command == "get" {
-                let output = SensitiveBuffer()
-                try vault.secret(service: service, account: account).append(to: output)
-                output.append(UInt8(ascii: "\n"))
-                try Output.writeStandardOutput(output)
+                try Output.writeSecretLine(try vault.secret(service: service, account: account))
             } else {
                 _ = try vault.contains(service: service, account: account)
                 let secret = try SecretInput.read(service: service, account: account)

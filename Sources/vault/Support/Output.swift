@@ -28,6 +28,18 @@ enum Output {
     static func writeStandardOutput(_ buffer: SensitiveBuffer) throws(CLIError) {
         try write(buffer.bytes, to: STDOUT_FILENO)
     }
+
+    /// Writes a secret and one newline straight from its protected memory: no output
+    /// buffer, so a 64 MiB secret is not copied once more on its way out.
+    static func writeSecretLine(_ secret: SecretBytes) throws(CLIError) {
+        var failure: CLIError?
+        secret.withUnsafeBytes { bytes in
+            do throws(CLIError) { try write(bytes, to: STDOUT_FILENO) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        var newline = UInt8(ascii: "\n")
+        try withUnsafeBytes(of: &newline) { (bytes) throws(CLIError) in try write(bytes, to: STDOUT_FILENO) }
+    }
 }
 
 /// Builds JSON into a ``SensitiveBuffer`` so a secret inside it is zeroed afterwards.
