@@ -23,7 +23,7 @@ import VaultKit
             }
             try await group.waitForAll()
         }
-        await #expect(try vault.items().count == tasks * writes)
+        #expect(try vault.items().count == tasks * writes)
     }
 
     @Test func severalProcessesWriteOneVaultWithoutLosingAnUpdate() throws {
