@@ -31,6 +31,8 @@ public struct RollbackGuard: Sendable, Hashable {
     /// The directory of the records, created with mode 0700 when first needed.
     public let directory: String
 
+    /// Keeps the records in `directory` (created with mode 0700 on first use; it must
+    /// belong to this user or root and be writable by no one else).
     public init(directory: String) {
         self.directory = directory
     }
