@@ -26,22 +26,6 @@ import TestSupport
         return path
     }
 
-    /// The exact format-1 `CREATE TABLE` text, so the attacker's file passes the schema check.
-    static let formatOneHeaderSQL = """
-        CREATE TABLE vault_header (
-            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-            format_version INTEGER NOT NULL,
-            vault_id BLOB NOT NULL,
-            kdf_algorithm TEXT NOT NULL,
-            kdf_salt BLOB,
-            kdf_opslimit INTEGER,
-            kdf_memlimit INTEGER,
-            master_key_nonce BLOB NOT NULL,
-            wrapped_master_key BLOB NOT NULL,
-            master_key_check BLOB NOT NULL
-        ) STRICT
-        """
-
     /// The attack of the security review: delete a row (a revoked token), then make the
     /// file a perfect format-1 vault, which used to be "upgraded" with a manifest rebuilt
     /// over whatever rows were there, so `verify()` said ok.
@@ -63,7 +47,7 @@ import TestSupport
             UPDATE vault_header SET format_version = 1;
             PRAGMA user_version = 1;
             PRAGMA writable_schema = ON;
-            UPDATE sqlite_schema SET sql = '\(Self.formatOneHeaderSQL)' WHERE name = 'vault_header';
+            UPDATE sqlite_schema SET sql = '\(VaultDatabase.formatOneHeaderTable)' WHERE name = 'vault_header';
             PRAGMA writable_schema = OFF;
             """)
 

@@ -24,51 +24,27 @@ final class VaultDatabase {
     /// The schema, one statement per object, exactly as SQLite keeps it in `sqlite_schema`
     /// (the text of each `CREATE`, without its semicolon): ``checkSchema(formatVersion:)``
     /// compares the file's schema with these texts.
-    private static let headerTable = """
-        CREATE TABLE vault_header (
-            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-            format_version INTEGER NOT NULL,
-            vault_id BLOB NOT NULL,
-            kdf_algorithm TEXT NOT NULL,
-            kdf_salt BLOB,
-            kdf_opslimit INTEGER,
-            kdf_memlimit INTEGER,
-            master_key_nonce BLOB NOT NULL,
-            wrapped_master_key BLOB NOT NULL,
-            master_key_check BLOB NOT NULL,
-            manifest_root BLOB,
-            manifest_tag BLOB
-        ) STRICT
-        """
-    /// Format 1's header table, and the same after the upgrade's `ALTER TABLE ... ADD COLUMN`s.
-    private static let formatOneHeaderTable = """
-        CREATE TABLE vault_header (
-            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-            format_version INTEGER NOT NULL,
-            vault_id BLOB NOT NULL,
-            kdf_algorithm TEXT NOT NULL,
-            kdf_salt BLOB,
-            kdf_opslimit INTEGER,
-            kdf_memlimit INTEGER,
-            master_key_nonce BLOB NOT NULL,
-            wrapped_master_key BLOB NOT NULL,
-            master_key_check BLOB NOT NULL
-        ) STRICT
-        """
-    private static let upgradedHeaderTable = """
-        CREATE TABLE vault_header (
-            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-            format_version INTEGER NOT NULL,
-            vault_id BLOB NOT NULL,
-            kdf_algorithm TEXT NOT NULL,
-            kdf_salt BLOB,
-            kdf_opslimit INTEGER,
-            kdf_memlimit INTEGER,
-            master_key_nonce BLOB NOT NULL,
-            wrapped_master_key BLOB NOT NULL,
-            master_key_check BLOB NOT NULL
-        , manifest_root BLOB, manifest_tag BLOB) STRICT
-        """
+    /// The header's columns in format 1; format 2 added the manifest's two. The three
+    /// texts below are built from this list, so they cannot drift apart.
+    private static let formatOneHeaderColumns = [
+        "singleton INTEGER PRIMARY KEY CHECK (singleton = 1)",
+        "format_version INTEGER NOT NULL",
+        "vault_id BLOB NOT NULL",
+        "kdf_algorithm TEXT NOT NULL",
+        "kdf_salt BLOB",
+        "kdf_opslimit INTEGER",
+        "kdf_memlimit INTEGER",
+        "master_key_nonce BLOB NOT NULL",
+        "wrapped_master_key BLOB NOT NULL",
+        "master_key_check BLOB NOT NULL",
+    ]
+    private static let formatOneHeaderBody = "CREATE TABLE vault_header (\n"
+        + formatOneHeaderColumns.map { "    " + $0 }.joined(separator: ",\n")
+    private static let headerTable = formatOneHeaderBody + ",\n    manifest_root BLOB,\n    manifest_tag BLOB\n) STRICT"
+    /// Format 1's header table (internal for the downgrade tests, which forge it).
+    static let formatOneHeaderTable = formatOneHeaderBody + "\n) STRICT"
+    /// Format 1's table after the upgrade's `ALTER TABLE ... ADD COLUMN`s, as SQLite rewrites it.
+    private static let upgradedHeaderTable = formatOneHeaderBody + "\n, manifest_root BLOB, manifest_tag BLOB) STRICT"
     private static let itemsTable = """
         CREATE TABLE vault_items (
             lookup_id BLOB PRIMARY KEY NOT NULL,
