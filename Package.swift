@@ -61,10 +61,15 @@ let package = Package(
         .executableTarget(name: "git-credential-vault", dependencies: ["VaultHelperLauncher"]),
         .executableTarget(name: "docker-credential-vault", dependencies: ["VaultHelperLauncher"]),
 
+        // Concurrency helpers VaultProfile and VaultAuth share (one broadcast of values to
+        // subscribers); internal, not a product: its API is `package`.
+        .target(name: "VaultConcurrency"),
+
         // The user-profile snapshot store: loaded from the vault at start, persisted
         // shortly after each change and on graceful shutdown.
         .target(name: "VaultProfile", dependencies: [
             "VaultKit",
+            "VaultConcurrency",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -86,6 +91,7 @@ let package = Package(
             name: "VaultAuth",
             dependencies: [
                 "VaultKit",
+                "VaultConcurrency",
                 "CSodium",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
