@@ -102,14 +102,10 @@ extension AuthClient {
             return await adopt(fresh, replacing: current, expected: expected, in: flight)
         case .failure(.transient(let reason)):
             logger.warning("refresh failed for now, tokens kept", metadata: ["reason": "\(reason)"])
-            emit(.refreshFailed(reason))
-            publish(.signedIn)
-            return .failure(.transient(reason))
+            return keepingTokens(.transient(reason), event: .refreshFailed(reason))
         case .failure(.configuration(let code)):
             logger.error("the token endpoint refused the client; check its configuration; tokens kept", metadata: ["code": "\(code)"])
-            emit(.configurationError(code))
-            publish(.signedIn)
-            return .failure(.configuration(code))
+            return keepingTokens(.configuration(code), event: .configurationError(code))
         case .failure(.sessionTakenOver):
             await endSession(.sessionTakenOver, ending: current, lockHeld: true)
             return .failure(.sessionTakenOver)
@@ -148,13 +144,9 @@ extension AuthClient {
             logger.info("logged in again after a refused refresh")
             return await adopt(fresh, replacing: current, expected: expected, in: flight)
         case .failure(.transient(let reason)):
-            emit(.refreshFailed(reason))
-            publish(.signedIn)
-            return .failure(.transient(reason))
+            return keepingTokens(.transient(reason), event: .refreshFailed(reason))
         case .failure(.configuration(let reloginCode)):
-            emit(.configurationError(reloginCode))
-            publish(.signedIn)
-            return .failure(.configuration(reloginCode))
+            return keepingTokens(.configuration(reloginCode), event: .configurationError(reloginCode))
         case .failure(.sessionTakenOver):
             await endSession(.loggedInOnAnotherDevice, ending: current, lockHeld: true)
             return .failure(.loggedInOnAnotherDevice)
@@ -165,6 +157,13 @@ extension AuthClient {
             await endSession(.refreshRefused(code), ending: current, lockHeld: true)
             return .failure(.signedOut(.refreshRefused(code)))
         }
+    }
+
+    /// A failure that keeps the tokens (for now, or a refused client): back to signed in.
+    private func keepingTokens(_ error: AuthError, event: AuthEvent) -> Result<TokenSet, AuthError> {
+        emit(event)
+        publish(.signedIn)
+        return .failure(error)
     }
 
     /// If the session changed while the strategy worked, the error for the waiters; new
