@@ -81,6 +81,7 @@ let package = Package(
         ], path: "Examples/ProfileDemo"),
         .testTarget(name: "VaultProfileTests", dependencies: [
             "VaultProfile", "TestSupport", "profile-demo",
+            "VaultConcurrency",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
