@@ -33,7 +33,7 @@ import VaultProfile
 
         let item = try vault.item(service: testService, account: "alice")
         #expect(item.label == VaultProfileStorage.itemLabel)
-        #expect(item.generic == Data(#"{"schemaVersion":1}"#.utf8))
+        #expect(try storedSchemaVersion(in: vault, account: "alice") == 1)
     }
 
     @Test func snapshotsAreKeyedByAccount() async throws {
@@ -95,7 +95,7 @@ import VaultProfile
         #expect(store.current == expected)
 
         // Written back at once with the new version: the next launch loads it directly.
-        #expect(try vault.item(service: testService, account: "alice").generic == Data(#"{"schemaVersion":2}"#.utf8))
+        #expect(try storedSchemaVersion(in: vault, account: "alice") == 2)
         let next = ProfileStore<ProfileV2>(vault: vault, service: testService, configuration: ProfileStoreConfiguration(schemaVersion: 2))
         guard case .loaded(let loaded) = try await next.start(account: "alice") else { Issue.record("expected .loaded"); return }
         #expect(loaded == expected)
@@ -112,7 +112,7 @@ import VaultProfile
         try await store.shutdown()
         // Untouched, byte for byte, after a whole run of the new version.
         #expect(try vault.data(service: testService, account: "alice") == before)
-        #expect(try vault.item(service: testService, account: "alice").generic == Data(#"{"schemaVersion":1}"#.utf8))
+        #expect(try storedSchemaVersion(in: vault, account: "alice") == 1)
     }
 
     @Test func aTypeChangedWithoutBumpingTheVersionAlsoGoesToTheHook() async throws {
@@ -155,6 +155,6 @@ import VaultProfile
         // The app can then give the account a fresh profile, written with the new version.
         try await store.replace(with: ProfileV2(givenName: "A", familyName: "L"))
         try await store.persist()
-        #expect(try vault.item(service: testService, account: "alice").generic == Data(#"{"schemaVersion":2}"#.utf8))
+        #expect(try storedSchemaVersion(in: vault, account: "alice") == 2)
     }
 }
