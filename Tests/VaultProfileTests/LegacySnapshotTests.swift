@@ -18,7 +18,7 @@ import VaultProfile
         let store = ProfileStore<TestProfile>(vault: vault, service: testService)
         guard case .loaded(let profile) = try await store.start(account: "alice") else { Issue.record("expected .loaded"); return }
         #expect(profile == TestProfile(nickname: "Alice", bio: "hi"))
-        #expect(try !#require(try vault.entry(service: testService, account: "alice")).holdsValue)
+        #expect(try await vault.entry(service: testService, account: "alice")?.holdsValue == false)
 
         try await store.update { $0.bio = "updated" }
         try await store.shutdown()
