@@ -30,7 +30,7 @@ public struct VaultProfileStorage: ProfileSnapshotStorage {
         self.service = service
     }
 
-    public func load(account: String) throws -> StoredProfileSnapshot? {
+    public func load(account: String) throws(VaultError) -> StoredProfileSnapshot? {
         // One read of one record: the JSON and its schema version always belong together,
         // even while another process writes.
         guard let entry = try vault.entry(service: service, account: account) else { return nil }
@@ -41,7 +41,7 @@ public struct VaultProfileStorage: ProfileSnapshotStorage {
         return StoredProfileSnapshot(data: stored.json.data(), schemaVersion: stored.schemaVersion)
     }
 
-    public func save(_ snapshot: StoredProfileSnapshot, account: String) throws {
+    public func save(_ snapshot: StoredProfileSnapshot, account: String) throws(VaultError) {
         try vault.setValue(
             VaultEncodedValue(schemaVersion: snapshot.schemaVersion, json: SecretBytes(snapshot.data)),
             service: service, account: account, label: Self.itemLabel
@@ -49,7 +49,7 @@ public struct VaultProfileStorage: ProfileSnapshotStorage {
     }
 
     @discardableResult
-    public func delete(account: String) throws -> Bool {
+    public func delete(account: String) throws(VaultError) -> Bool {
         try vault.delete(service: service, account: account)
     }
 

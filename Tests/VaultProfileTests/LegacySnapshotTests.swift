@@ -62,5 +62,13 @@ import VaultProfile
         #expect(try storage.load(account: "nobody") == nil)
         let secret = try vault.string(service: testService, account: "bob")
         #expect(secret == "vaultkit-value 1 7\n" + #"{"bio":"","nickname":"B"}"#)
+        // Typed: the catch gets a VaultError without a cast.
+        vault.close()
+        do {
+            _ = try storage.load(account: "bob")
+            Issue.record("read a closed vault")
+        } catch {
+            #expect(error == .closed)
+        }
     }
 }
