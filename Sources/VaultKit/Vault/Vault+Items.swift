@@ -187,12 +187,19 @@ extension Vault {
     /// - Throws: ``VaultError/tampered(reason:)`` and the other errors of ``secret(service:account:)``,
     ///   except ``VaultError/itemNotFound``.
     public func entry(service: String, account: String) throws(VaultError) -> VaultEntry? {
-        do {
-            return try withUnlocked { (vault) throws(VaultError) in
+        try nilIfMissing { () throws(VaultError) in
+            try withUnlocked { (vault) throws(VaultError) in
                 try vault.read(service: service, account: account) { (item, plaintext, range) throws(VaultError) in
                     VaultEntry(item: item, secret: SecretBytes(record: plaintext, range: range))
                 }
             }
+        }
+    }
+
+    /// `read`'s result, or `nil` for ``VaultError/itemNotFound``.
+    private func nilIfMissing<Result>(_ read: () throws(VaultError) -> Result) throws(VaultError) -> Result? {
+        do {
+            return try read()
         } catch .itemNotFound {
             return nil
         }
@@ -209,7 +216,8 @@ extension Vault {
 
     /// Whether an item exists for (`service`, `account`).
     public func contains(service: String, account: String) throws(VaultError) -> Bool {
-        try entry(service: service, account: account) != nil
+        // The attributes only: the secret is not copied out to answer a yes or no.
+        try nilIfMissing { () throws(VaultError) in try item(service: service, account: account) } != nil
     }
 
     /// The attributes (never the secrets) of all items, or of one service's items,
