@@ -26,7 +26,7 @@ public struct TokenStore: Sendable {
 
     /// The schema version of the stored token set (VaultKit's value encoding carries it;
     /// before that, the `v` field of VaultAuth's own JSON envelope).
-    static let formatVersion = 1
+    static let schemaVersion = 1
 
     public init(vault: Vault, issuer: String, account: String) {
         self.vault = vault
@@ -55,7 +55,7 @@ public struct TokenStore: Sendable {
         guard entry.holdsValue else { return try LegacyStoredTokens.decode(entry.secret) }
         do {
             let stored = try entry.encodedValue()
-            if stored.schemaVersion == Self.formatVersion { return try stored.decode(TokenSet.self) }
+            if stored.schemaVersion == Self.schemaVersion { return try stored.decode(TokenSet.self) }
         } catch {
             // Not a token set, or a value encoding of a newer VaultKit.
         }
@@ -64,7 +64,7 @@ public struct TokenStore: Sendable {
 
     /// Stores `tokens`, replacing what was stored, in one durable write.
     public func save(_ tokens: TokenSet) throws(TokenStoreError) {
-        try item.setValue(tokens, schemaVersion: Self.formatVersion)
+        try item.setValue(tokens, schemaVersion: Self.schemaVersion)
     }
 
     /// Removes the stored tokens.
@@ -110,7 +110,7 @@ struct LegacyStoredTokens: Codable {
         let stored = secret.withUnsafeBytes { bytes in
             try? JSONDecoder.tokens.decode(LegacyStoredTokens.self, from: Data(bytes))
         }
-        guard let stored, stored.version == TokenStore.formatVersion else { throw .undecodable }
+        guard let stored, stored.version == TokenStore.schemaVersion else { throw .undecodable }
         return stored.tokens
     }
 }

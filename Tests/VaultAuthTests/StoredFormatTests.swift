@@ -55,6 +55,15 @@ import VaultKit
         #expect(throws: TokenStoreError.undecodable) { try store.load() }
     }
 
+    @Test func tokensThatCannotBeEncodedAreUndecodableAndNotWritten() throws {
+        let vault = try makeVault()
+        let store = TokenStore(vault: vault, issuer: "i", account: "a")
+        #expect(throws: TokenStoreError.undecodable) {
+            try store.save(TokenSet(accessToken: "x", issuedAt: Date(timeIntervalSinceReferenceDate: .nan)))
+        }
+        #expect(try vault.items().isEmpty)
+    }
+
     @Test func credentialsAreThePlainPasswordWithTheirLabel() throws {
         let vault = try makeVault()
         let store = CredentialStore(vault: vault, issuer: "i", account: "alice")
