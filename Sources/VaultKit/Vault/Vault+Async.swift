@@ -216,7 +216,9 @@ enum VaultQueues {
     static func opening() -> DispatchQueue { DispatchQueue(label: "VaultKit.opening") }
 
     static func run<Result: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws(VaultError) -> Result) async throws(VaultError) -> Result {
-        let outcome: Swift.Result<Result, VaultError> = await withCheckedContinuation { continuation in
+        // Unsafe rather than checked: every path below resumes exactly once, and the
+        // checked variant's extra allocation is a measurable share of a 7 µs `get`.
+        let outcome: Swift.Result<Result, VaultError> = await withUnsafeContinuation { continuation in
             queue.async {
                 do throws(VaultError) {
                     continuation.resume(returning: .success(try work()))
