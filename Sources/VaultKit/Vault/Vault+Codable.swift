@@ -14,8 +14,14 @@ extension Vault {
     /// let login = try vault.value(Login.self, service: "api.example.com", account: "alice")
     /// ```
     ///
-    /// - Parameter schemaVersion: your own version of `Value`'s shape, read back with
-    ///   ``VaultEncodedValue/schemaVersion`` to migrate old values; 0 if you need none.
+    /// - Parameters:
+    ///   - value: what to store; it is encoded as JSON.
+    ///   - schemaVersion: your own version of the value type's shape, read back with
+    ///     ``VaultEncodedValue/schemaVersion`` to migrate old values; 0 if you need none.
+    ///   - service: what the value is for, as in `set`.
+    ///   - account: whose value it is within the service.
+    ///   - label: a name for people; `nil` keeps the stored label.
+    ///   - generic: application data; `nil` keeps the stored data.
     /// - Throws: ``VaultError/valueNotEncodable``, and the errors of `set`.
     public func setValue(_ value: some Encodable, schemaVersion: Int = 0, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try set(VaultValueEncoding.encode(value, schemaVersion: schemaVersion), service: service, account: account, label: label, generic: generic)
