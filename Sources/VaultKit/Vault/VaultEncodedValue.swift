@@ -13,7 +13,7 @@ import Foundation
 ///     : try stored.decode(Profile.self)
 /// ```
 ///
-/// Its `description` never shows the JSON.
+/// Its `description` never shows the JSON (``SecretBytes`` shows itself as redacted).
 public struct VaultEncodedValue: Sendable {
     /// The schema version given when the value was written; 0 when none was given.
     public let schemaVersion: Int
@@ -36,10 +36,4 @@ public struct VaultEncodedValue: Sendable {
     public func decode<Value: Decodable>(_ type: Value.Type = Value.self) throws(VaultError) -> Value {
         try VaultValueEncoding.decode(type, json: json)
     }
-}
-
-extension VaultEncodedValue: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    public var description: String { "VaultEncodedValue(schemaVersion: \(schemaVersion), json: redacted)" }
-    public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["schemaVersion": schemaVersion], displayStyle: .struct) }
 }

@@ -13,7 +13,8 @@ import Foundation
 /// }
 /// ```
 ///
-/// Its `description` shows the attributes and never the secret.
+/// Its `description` shows the attributes and never the secret (``SecretBytes`` shows
+/// itself as redacted).
 public struct VaultEntry: Sendable {
     /// The attributes: service, account, label, generic data, dates.
     public let item: VaultItem
@@ -55,10 +56,4 @@ public struct VaultEntry: Sendable {
     /// Whether the secret is a VaultKit value (of any encoding version), as opposed to
     /// plain bytes or text written with `set`.
     public var holdsValue: Bool { VaultValueEncoding.isEnvelope(secret) }
-}
-
-extension VaultEntry: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    public var description: String { "VaultEntry(item: \(item), secret: redacted)" }
-    public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["item": item], displayStyle: .struct) }
 }
