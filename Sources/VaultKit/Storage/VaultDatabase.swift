@@ -247,10 +247,10 @@ final class VaultDatabase: VaultStorage {
     /// rolls back if `body` throws.
     func writeTransaction<Result, BodyError: Error>(_ body: () throws(BodyError) -> Result) throws(StorageFailure<BodyError>) -> Result {
         if let readOnlyReason { throw .storage(readOnlyReason) }
-        try StorageFailure.lift { () throws(StorageError) in try run("BEGIN IMMEDIATE") }
+        try StorageFailure<BodyError>.lift { () throws(StorageError) in try run("BEGIN IMMEDIATE") }
         do {
-            let result = try StorageFailure.passing(body)
-            try StorageFailure.lift { () throws(StorageError) in try run("COMMIT") }
+            let result = try StorageFailure<BodyError>.passing(body)
+            try StorageFailure<BodyError>.lift { () throws(StorageError) in try run("COMMIT") }
             return result
         } catch {
             try? run("ROLLBACK")
@@ -261,10 +261,10 @@ final class VaultDatabase: VaultStorage {
     /// Runs `body` in one read snapshot, so a multi-row read sees one consistent state;
     /// inside a transaction already, in that one's.
     func readTransaction<Result, BodyError: Error>(_ body: () throws(BodyError) -> Result) throws(StorageFailure<BodyError>) -> Result {
-        if connection.isInTransaction { return try StorageFailure.passing(body) }
-        try StorageFailure.lift { () throws(StorageError) in try run("BEGIN DEFERRED") }
+        if connection.isInTransaction { return try StorageFailure<BodyError>.passing(body) }
+        try StorageFailure<BodyError>.lift { () throws(StorageError) in try run("BEGIN DEFERRED") }
         defer { try? run("COMMIT") }
-        return try StorageFailure.passing(body)
+        return try StorageFailure<BodyError>.passing(body)
     }
 
     // MARK: Header

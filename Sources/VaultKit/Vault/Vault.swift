@@ -119,7 +119,7 @@ public final class Vault: Sendable {
 
     /// Creates a vault unlocked by a raw key in empty `storage`, any ``VaultStorage``:
     /// the seam's conformance tests run the engine this way on storages of their own.
-    static func create(in storage: any VaultStorage, key: VaultKey) throws(VaultError) -> Vault {
+    static func create(in storage: sending any VaultStorage, key: VaultKey) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
         let keyEncryptionKey = key.withUnsafeBytes { SecureBuffer(copying: $0, lockInMemory: true) }
         let (keys, header) = newKeys(keySource: .rawKey, keyEncryptionKey: keyEncryptionKey)
@@ -130,7 +130,7 @@ public final class Vault: Sendable {
     }
 
     /// Opens the vault in `storage` with its raw key (see ``create(in:key:)``).
-    static func open(_ storage: any VaultStorage, key: VaultKey) throws(VaultError) -> Vault {
+    static func open(_ storage: sending any VaultStorage, key: VaultKey) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
         return try unlock(VaultStore(storage), path: storage.location, upgradingFormatOne: false, keyEncryptionKey: rawKeyUnlocking(key))
     }
@@ -223,7 +223,7 @@ public final class Vault: Sendable {
     /// Checks the header and schema of an opened storage, unwraps the master key, and
     /// upgrades an older format: what opening does on any ``VaultStorage``.
     private static func unlock(
-        _ store: VaultStore, path: String, upgradingFormatOne: Bool,
+        _ store: sending VaultStore, path: String, upgradingFormatOne: Bool,
         keyEncryptionKey derive: (VaultHeader) throws(VaultError) -> SecureBuffer
     ) throws(VaultError) -> Vault {
         var header = try store.readHeader()

@@ -6,7 +6,10 @@
 /// reference an engine for another database is held to: what it does is what the
 /// protocol's contract asks, and no more. ``tamper(_:)`` plays another connection that
 /// commits behind the engine's back.
-final class InMemoryStorage: VaultStorage {
+///
+/// `@unchecked Sendable` so a test can hand it to a ``Vault`` and keep tampering with it:
+/// each test uses its own instance from one thread, between the engine's calls.
+final class InMemoryStorage: VaultStorage, @unchecked Sendable {
     /// Everything one committed state holds.
     struct Contents {
         var header: VaultHeader?
@@ -23,8 +26,6 @@ final class InMemoryStorage: VaultStorage {
     private var pending: Contents?
     /// One more for every commit, by the engine or by ``tamper(_:)``.
     private(set) var snapshotVersion: Int64 = 0
-    /// How many write transactions rolled back: lets a test see the engine asked for it.
-    private(set) var rollbackCount = 0
 
     init(location: String = "memory:vault") {
         self.location = location
@@ -45,7 +46,7 @@ final class InMemoryStorage: VaultStorage {
 
     func createVault(header: VaultHeader, manifestTag: ManifestDigest) throws(StorageError) {
         guard committed.header == nil else { throw .io(path: location, errno: 17) }  // EEXIST
-        try lift {
+        try lift { () throws(StorageFailure<StorageError>) in
             try writeTransaction { () throws(StorageError) in
                 current.header = header
                 current.generation = 0
@@ -72,7 +73,6 @@ final class InMemoryStorage: VaultStorage {
             return result
         } catch {
             pending = nil
-            rollbackCount += 1
             throw error
         }
     }
@@ -217,10 +217,10 @@ final class InMemoryStorage: VaultStorage {
         }
     }
 
-    private static func withBytes<Result, BodyError: Error>(
+    private static func withBytes<Value, BodyError: Error>(
         _ first: [UInt8], _ second: [UInt8], _ third: [UInt8],
-        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(BodyError) -> Result
-    ) throws(BodyError) -> Result {
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(BodyError) -> Value
+    ) throws(BodyError) -> Value {
         // Array's withUnsafeBytes rethrows untyped: carry the typed error out in a Result.
         let result = first.withUnsafeBytes { a in
             second.withUnsafeBytes { b in
