@@ -1,8 +1,9 @@
 /// Why a ``VaultStorage`` call failed, in the storage layer's own terms.
 ///
 /// The storage layer never throws ``VaultError``: the Vault layer converts these at
-/// its boundary (`StorageBoundary.swift`), so an engine other than SQLite reports its
-/// failures in the same few words and the public error type is decided in one place.
+/// its side of the seam (``VaultStore``, `VaultError+Storage.swift`), so an engine other
+/// than SQLite reports its failures in the same few words and the public error is
+/// decided in one place.
 /// No case carries row contents, only locations, reasons and `errno` values.
 enum StorageError: Error, Equatable {
     /// Another connection held the write lock longer than the busy timeout.

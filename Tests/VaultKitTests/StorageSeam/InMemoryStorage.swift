@@ -1,3 +1,4 @@
+import Foundation
 @testable import VaultKit
 
 /// A second ``VaultStorage``: the vault's rows in memory, no SQLite anywhere.
@@ -45,7 +46,7 @@ final class InMemoryStorage: VaultStorage, @unchecked Sendable {
     // MARK: Creating and checking
 
     func createVault(header: VaultHeader, manifestTag: ManifestDigest) throws(StorageError) {
-        guard committed.header == nil else { throw .io(path: location, errno: 17) }  // EEXIST
+        guard committed.header == nil else { throw .io(path: location, errno: EEXIST) }
         try lift { () throws(StorageFailure<StorageError>) in
             try writeTransaction { () throws(StorageError) in
                 current.header = header
