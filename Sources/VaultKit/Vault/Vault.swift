@@ -385,9 +385,13 @@ public final class Vault: Sendable {
     ///   ``VaultError/io(path:errno:)`` and the permission errors for the record's directory.
     public func useRollbackGuard(_ rollbackGuard: RollbackGuard, acceptingCurrentState: Bool = false) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
-            let state = try vault.verifiedState()
-            let file = try RollbackGuardFile(rollbackGuard, vaultID: state.vaultID)
-            try file.check(generation: state.generation, root: state.root, keys: vault.keys, vaultPath: path, accepting: acceptingCurrentState)
+            let vaultID = try vault.verifiedState().vaultID
+            let file = try RollbackGuardFile(rollbackGuard, vaultID: vaultID)
+            try file.check(keys: vault.keys, vaultPath: path, accepting: acceptingCurrentState) { () throws(VaultError) in
+                let state = try vault.verifiedState()
+                guard state.vaultID == vaultID else { throw .tampered(reason: "the vault's id changed while it was open") }
+                return (state.generation, state.root)
+            }
             vault.rollbackGuard = file
         }
     }
