@@ -39,3 +39,13 @@ enum StorageFailure<BodyError: Error>: Error {
         do { return try body() } catch { throw .body(error) }
     }
 }
+
+extension StorageFailure where BodyError == StorageError {
+    /// The one error of a call whose closure throws storage errors too (a storage
+    /// running its own steps in a transaction).
+    var flattened: StorageError {
+        switch self {
+        case .storage(let error), .body(let error): error
+        }
+    }
+}

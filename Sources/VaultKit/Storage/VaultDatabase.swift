@@ -163,7 +163,7 @@ final class VaultDatabase: VaultStorage {
                 try writeManifestRoot(.zero, tag: manifestTag, generation: 0)
             }
         } catch {
-            switch error { case .storage(let failure), .body(let failure): throw failure }
+            throw error.flattened
         }
     }
 

@@ -47,12 +47,14 @@ final class InMemoryStorage: VaultStorage, @unchecked Sendable {
 
     func createVault(header: VaultHeader, manifestTag: ManifestDigest) throws(StorageError) {
         guard committed.header == nil else { throw .io(path: location, errno: EEXIST) }
-        try lift { () throws(StorageFailure<StorageError>) in
+        do {
             try writeTransaction { () throws(StorageError) in
                 current.header = header
                 current.generation = 0
                 try writeManifestRoot(.zero, tag: manifestTag, generation: 0)
             }
+        } catch {
+            throw error.flattened
         }
     }
 
@@ -211,12 +213,6 @@ final class InMemoryStorage: VaultStorage, @unchecked Sendable {
     func addGenerationTable(startingAt generation: UInt64) throws(StorageError) { throw .schemaChanged }
 
     // MARK: Plumbing
-
-    private func lift(_ call: () throws(StorageFailure<StorageError>) -> Void) throws(StorageError) {
-        do { try call() } catch {
-            switch error { case .storage(let failure), .body(let failure): throw failure }
-        }
-    }
 
     private static func withBytes<Value, BodyError: Error>(
         _ first: [UInt8], _ second: [UInt8], _ third: [UInt8],
