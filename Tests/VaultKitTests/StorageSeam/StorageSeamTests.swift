@@ -93,7 +93,7 @@ import TestSupport
     }
 
     @Test(arguments: SeamBackend.allCases)
-    func rekeyAndPassphraseChangeRunThroughTheSeam(_ backend: SeamBackend) throws {
+    func rekeyRunsThroughTheSeam(_ backend: SeamBackend) throws {
         let fixture = try backend.makeVault()
         try fixture.vault.set("secret", service: "s", account: "alice")
         try fixture.vault.rekey()
