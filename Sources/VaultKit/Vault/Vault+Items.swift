@@ -258,7 +258,11 @@ extension Vault {
         if FileSystem.size(of: path) != nil { throw .vaultAlreadyExists(path: path) }
         let temporary = try FileSystem.createTemporaryFile(besides: path)
         do {
-            try withUnlocked { (vault) throws(VaultError) in try vault.database.backup(into: temporary) }
+            try withUnlocked { (vault) throws(VaultError) in
+                // A file-only concern, outside the storage seam: only a vault file has one.
+                guard let file = vault.store.storage as? VaultDatabase else { throw .invalidArgument("only a vault file can be backed up") }
+                try VaultStore.converting { () throws(StorageError) in try file.backup(into: temporary) }
+            }
             try FileSystem.publish(temporary, at: path)
         } catch {
             FileSystem.removeDatabaseFiles(temporary)
@@ -266,12 +270,13 @@ extension Vault {
         }
         // The copy, opened with this vault's keys, must verify as a whole.
         return try withUnlocked { (vault) throws(VaultError) in
+            let file = try VaultStore.converting { () throws(StorageError) in try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: 5_000) }
             var copy = UnlockedVault(
-                database: try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: 5_000),
+                store: VaultStore(file),
                 keys: vault.keys, keyEncryptionKey: vault.keyEncryptionKey, header: vault.header
             )
-            try copy.database.checkSchema(formatVersion: VaultHeader.currentFormatVersion)
-            guard try copy.database.readMasterKeyCheck() == vault.keys.keyCheck else { throw .keyChanged }
+            try copy.store.checkSchema(formatVersion: VaultHeader.currentFormatVersion)
+            guard try copy.store.readMasterKeyCheck() == vault.keys.keyCheck else { throw .keyChanged }
             try copy.ensureManifestVerified(bucket: nil, force: true)
             return try copy.list(service: nil).count
         }
