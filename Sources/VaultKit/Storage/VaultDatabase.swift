@@ -572,6 +572,9 @@ final class VaultDatabase {
     // MARK: Plumbing
 
     private func run(_ sql: String) throws(VaultError) {
+        #if DEBUG
+        BlockingWorkProbe.note(path)
+        #endif
         do { try connection.execute(sql) } catch { throw Self.translate(error, path: path) }
     }
 
@@ -590,6 +593,9 @@ final class VaultDatabase {
     }
 
     private func query<Result>(_ sql: String, _ body: (SQLiteStatement) throws(VaultError) -> Result) throws(VaultError) -> Result {
+        #if DEBUG
+        BlockingWorkProbe.note(path)
+        #endif
         do {
             return try connection.withStatement(sql) { statement in try body(statement) }
         } catch let error as VaultError {

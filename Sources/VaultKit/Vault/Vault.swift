@@ -26,6 +26,8 @@ public final class Vault: Sendable {
     /// `nil` once closed. One connection per `Vault`, serialised by the mutex: SQLite
     /// point queries take microseconds, so a pool would add nothing but contention.
     private let state: Mutex<UnlockedVault?>
+    /// Where this vault's async calls run their blocking work (see `Vault+Async.swift`).
+    let queue = DispatchQueue(label: "VaultKit.Vault")
     /// The thread inside ``withUnlocked(_:)`` (0 for none), so a call made from inside a
     /// ``batch(_:)`` closure fails fast with ``VaultError/reentrantCall`` instead of
     /// waiting forever for the lock its own thread holds.
@@ -65,6 +67,9 @@ public final class Vault: Sendable {
         try FileSystem.createParentDirectories(of: path)
         try FileSystem.checkDirectory(of: path)
         try refuseExisting(path)
+        #if DEBUG
+        BlockingWorkProbe.note(path)
+        #endif
         let keyEncryptionKey = try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: kdf)
         return try create(at: path, keySource: .passphrase(salt: salt, parameters: kdf), keyEncryptionKey: keyEncryptionKey, busyTimeout: busyTimeout)
     }
@@ -160,6 +165,9 @@ public final class Vault: Sendable {
             guard case .passphrase(let salt, let parameters) = header.keySource else {
                 throw .invalidArgument("this vault is unlocked with a key, not a passphrase")
             }
+            #if DEBUG
+            BlockingWorkProbe.note(path)
+            #endif
             return try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: parameters)
         }
     }
@@ -238,6 +246,9 @@ public final class Vault: Sendable {
     public func changePassphrase(to passphrase: SecretBytes, kdf: KDFParameters = .moderate) throws(VaultError) {
         try Sodium.ensureInitialized()
         let salt = Sodium.randomBytes(count: PassphraseKDF.saltByteCount)
+        #if DEBUG
+        BlockingWorkProbe.note(path)
+        #endif
         let keyEncryptionKey = try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: kdf)
         try rewrap(keySource: .passphrase(salt: salt, parameters: kdf), keyEncryptionKey: keyEncryptionKey)
     }

@@ -34,11 +34,11 @@ enum VaultKitJSONFormat {
                 : $0.account.utf8.lexicographicallyPrecedes($1.account.utf8)
         }
         for item in items {
-            let (attributes, secret) = try vault.itemWithSecret(service: item.service, account: item.account)
+            guard let entry = try vault.entry(service: item.service, account: item.account) else { throw VaultError.itemNotFound }
             writer.beginObject()
-            writer.attributes(of: attributes)
+            writer.attributes(of: entry.item)
             writer.key("secret")
-            secret.withUnsafeBytes { bytes in
+            entry.secret.withUnsafeBytes { bytes in
                 if UTF8Validation.isValid(bytes) {
                     writer.utf8String(bytes)
                 } else {
