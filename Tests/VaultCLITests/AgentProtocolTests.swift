@@ -116,7 +116,7 @@ import VaultKit
     }
 }
 
-/// A copy of the buffer's bytes, taken while the buffer is certainly alive.
-func contents(_ buffer: SensitiveBuffer) -> [UInt8] {
-    withExtendedLifetime(buffer) { Array(buffer.bytes) }
+/// A copy of the buffer's bytes.
+func contents(_ buffer: SecretBytes) -> [UInt8] {
+    buffer.withUnsafeBytes { Array($0) }
 }

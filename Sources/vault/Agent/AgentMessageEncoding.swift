@@ -5,7 +5,7 @@ import VaultKit
 // target (Fuzz/FuzzAgentMessage) compiles on their own, without the CLI's buffers.
 
 extension AgentRequest {
-    func encode() -> SensitiveBuffer {
+    func encode() -> SecretBytes {
         let writer = WireWriter()
         writer.u8(AgentProtocol.version)
         writer.u8(opcode)
@@ -45,7 +45,7 @@ extension AgentRequest {
 }
 
 extension AgentResponse {
-    func encode() -> SensitiveBuffer {
+    func encode() -> SecretBytes {
         let writer = WireWriter()
         writer.u8(AgentProtocol.version)
         writer.u8(tag)
