@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -12,6 +12,15 @@ let package = Package(
         .executable(name: "git-credential-vault", targets: ["git-credential-vault"]),
         .executable(name: "docker-credential-vault", targets: ["docker-credential-vault"]),
         .library(name: "VaultConfiguration", targets: ["VaultConfiguration"]),
+    ],
+    // Package traits keep a core user's dependency graph empty: a package that depends on
+    // VaultKit with `traits: []` resolves no remote package (docs/DEPENDENCIES.md).
+    // All are on by default, so `swift build` here and existing users get everything.
+    traits: [
+        .trait(name: "CLI", description: "The vault command-line tool (swift-argument-parser)."),
+        .trait(name: "Lifecycle", description: "VaultProfile and VaultAuth (swift-service-lifecycle, swift-log)."),
+        .trait(name: "Configuration", description: "VaultConfiguration (swift-configuration).", enabledTraits: ["Lifecycle"]),
+        .default(enabledTraits: ["CLI", "Lifecycle", "Configuration"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -51,7 +60,7 @@ let package = Package(
         .target(name: "CVaultCLI"),
         .executableTarget(
             name: "vault",
-            dependencies: ["VaultKit", "CVaultCLI", "CSodium", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["VaultKit", "CVaultCLI", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"]))]
         ),
         .testTarget(name: "VaultCLITests", dependencies: ["vault", "VaultKit", "TestSupport", "vault-test-writer", "git-credential-vault", "docker-credential-vault"]),
 
@@ -70,14 +79,14 @@ let package = Package(
         .target(name: "VaultProfile", dependencies: [
             "VaultKit",
             "VaultConcurrency",
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Lifecycle"])),
+            .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Lifecycle"])),
         ]),
         // A runnable example of VaultProfile (stop it with Ctrl-C), also the child process of its tests.
         .executableTarget(name: "profile-demo", dependencies: [
             "VaultProfile",
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Lifecycle"])),
+            .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Lifecycle"])),
         ], path: "Examples/ProfileDemo"),
         .testTarget(name: "VaultProfileTests", dependencies: [
             "VaultProfile", "TestSupport", "profile-demo",
@@ -94,8 +103,8 @@ let package = Package(
                 "VaultKit",
                 "VaultConcurrency",
                 "CSodium",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Lifecycle"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Lifecycle"])),
             ]
         ),
 
@@ -106,8 +115,8 @@ let package = Package(
             dependencies: [
                 "VaultAuth",
                 "VaultKit",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Lifecycle"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Lifecycle"])),
             ],
             path: "Tests/Helpers/vault-auth-test-client"
         ),
@@ -135,9 +144,9 @@ let package = Package(
             name: "VaultConfiguration",
             dependencies: [
                 "VaultKit",
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Configuration"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Lifecycle"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Lifecycle"])),
             ]
         ),
         .testTarget(

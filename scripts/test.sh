@@ -35,6 +35,9 @@ scripts/test-python-keyring.sh
 # git's own credential-helper test (t0303) against git-credential-vault and the installed git.
 scripts/test-git-credential.sh
 
+# A package using only the VaultKit product, traits off, resolves no remote package (docs/DEPENDENCIES.md).
+scripts/check-core-dependencies.sh
+
 if [[ -x Benchmarks/run-quick.sh ]]; then
     Benchmarks/run-quick.sh
 fi

@@ -62,6 +62,29 @@ let benchmarks: @Sendable () -> Void = {
             teardown: { getState.value?.0.close(); getState.value = nil }
         )
 
+        // MARK: get, async
+
+        // The same reads through the async twin: each hops to the vault's serial queue and
+        // back. Beside "get", it shows what the hop costs (the target: <= 1.15x).
+        let asyncGetState = Shared<(Vault, IndexStream)>()
+        Benchmark(
+            "get async @\(label)",
+            configuration: Bench.configuration(scaling: .kilo, maxDuration: .seconds(2)),
+            closure: { benchmark async in
+                var (vault, indices) = asyncGetState.value!
+                for _ in benchmark.scaledIterations {
+                    let index = indices.next()
+                    blackHole(try! await vault.secret(service: Bench.service(index), account: Bench.account(index)))
+                }
+                asyncGetState.value = (vault, indices)
+            },
+            setup: {
+                let fixture = try VaultFixture.withItems(count)
+                asyncGetState.value = (try fixture.open(), IndexStream(bound: count))
+            },
+            teardown: { asyncGetState.value?.0.close(); asyncGetState.value = nil }
+        )
+
         // MARK: get after another connection's commit
 
         // What a process pays when another one wrote since its last call: SQLite's

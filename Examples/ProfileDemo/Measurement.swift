@@ -14,7 +14,7 @@ enum Measurement {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = "\(folder)/measure.vault"
         let key = VaultKey.random()
-        let vault = try Vault.create(at: path, key: key)
+        let vault = try await Vault.create(at: path, key: key)
         let service = "measure.profile"
         let profile = DemoProfile.typical(nickname: "alice")
         let size = try JSONEncoder().encode(profile).count
@@ -45,17 +45,17 @@ enum Measurement {
             load.append(ContinuousClock.now - start)
             guard case .loaded = result else { throw DemoError("measurement: snapshot not loaded") }
         }
-        vault.close()
+        await vault.close()
 
         // 3. Cold start with a raw key: open the vault file, then load.
         var coldLoad: [Duration] = []
         for _ in 0..<runs {
             let start = ContinuousClock.now
-            let reopened = try Vault.open(at: path, key: key)
+            let reopened = try await Vault.open(at: path, key: key)
             let fresh = ProfileStore<DemoProfile>(vault: reopened, service: service, logger: quiet)
             _ = try await fresh.start(account: "alice")
             coldLoad.append(ContinuousClock.now - start)
-            reopened.close()
+            await reopened.close()
         }
 
         report("persist (update + persist(), durable)", persist)

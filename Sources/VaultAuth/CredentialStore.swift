@@ -19,21 +19,20 @@ public struct CredentialStore: Sendable {
 
     var service: String { "vaultauth.credentials:\(issuer)" }
 
+    private var item: AuthVaultItem {
+        AuthVaultItem(vault: vault, service: service, account: account, label: "VaultAuth credentials")
+    }
+
     /// Stores the password, replacing any stored one.
     public func save(password: String) throws(TokenStoreError) {
-        do {
-            try vault.set(password, service: service, account: account, label: "VaultAuth credentials")
-        } catch {
-            throw .vault(error)
-        }
+        try item.set(SecretBytes(password))
     }
 
     /// The stored password, or `nil` if there is none.
     public func password() throws(TokenStoreError) -> String? {
+        guard let entry = try item.entry() else { return nil }
         do {
-            return try vault.string(service: service, account: account)
-        } catch VaultError.itemNotFound {
-            return nil
+            return try entry.string()
         } catch {
             throw .vault(error)
         }
@@ -42,10 +41,6 @@ public struct CredentialStore: Sendable {
     /// Deletes the stored password; returns whether there was one.
     @discardableResult
     public func clear() throws(TokenStoreError) -> Bool {
-        do {
-            return try vault.delete(service: service, account: account)
-        } catch {
-            throw .vault(error)
-        }
+        try item.clear()
     }
 }

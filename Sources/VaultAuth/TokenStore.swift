@@ -24,8 +24,9 @@ public struct TokenStore: Sendable {
     /// The account the tokens belong to.
     public let account: String
 
-    /// The encoding version written into each stored token set.
-    static let formatVersion = 1
+    /// The schema version of the stored token set (VaultKit's value encoding carries it;
+    /// before that, the `v` field of VaultAuth's own JSON envelope).
+    static let schemaVersion = 1
 
     public init(vault: Vault, issuer: String, account: String) {
         self.vault = vault
@@ -38,46 +39,32 @@ public struct TokenStore: Sendable {
 
     var service: String { Self.service(issuer: issuer) }
 
+    private var item: AuthVaultItem {
+        AuthVaultItem(vault: vault, service: service, account: account, label: "VaultAuth tokens")
+    }
+
     /// The stored tokens, or `nil` if there are none (signed out).
+    ///
+    /// Reads token sets in VaultKit's value encoding, and those that earlier versions
+    /// wrote in VaultAuth's own JSON envelope.
     ///
     /// - Throws: ``TokenStoreError/vault(_:)`` when the vault fails,
     ///   ``TokenStoreError/undecodable`` when the item is not a token set this version can read.
     public func load() throws(TokenStoreError) -> TokenSet? {
-        let secret: SecretBytes
+        guard let entry = try item.entry() else { return nil }
+        guard entry.holdsValue else { return try LegacyStoredTokens.decode(entry.secret) }
         do {
-            secret = try vault.secret(service: service, account: account)
-        } catch .itemNotFound {
-            return nil
+            let stored = try entry.encodedValue()
+            if stored.schemaVersion == Self.schemaVersion { return try stored.decode(TokenSet.self) }
         } catch {
-            throw .vault(error)
+            // Not a token set, or a value encoding of a newer VaultKit.
         }
-        do {
-            let stored = try secret.withUnsafeBytes { bytes in
-                try JSONDecoder.tokens.decode(StoredTokens.self, from: Data(bytes))
-            }
-            guard stored.version == Self.formatVersion else { throw TokenStoreError.undecodable }
-            return stored.tokens
-        } catch {
-            throw .undecodable
-        }
+        throw .undecodable
     }
 
     /// Stores `tokens`, replacing what was stored, in one durable write.
     public func save(_ tokens: TokenSet) throws(TokenStoreError) {
-        let encoded: SecretBytes
-        do {
-            var data = try JSONEncoder.tokens.encode(StoredTokens(version: Self.formatVersion, tokens: tokens))
-            encoded = SecretBytes(data)
-            // Wipe our plain copy; the vault keeps only the sealed one.
-            data.resetBytes(in: 0..<data.count)
-        } catch {
-            throw .undecodable
-        }
-        do {
-            try vault.set(encoded, service: service, account: account, label: "VaultAuth tokens")
-        } catch {
-            throw .vault(error)
-        }
+        try item.setValue(tokens, schemaVersion: Self.schemaVersion)
     }
 
     /// Removes the stored tokens.
@@ -85,11 +72,7 @@ public struct TokenStore: Sendable {
     /// - Returns: whether there were any.
     @discardableResult
     public func clear() throws(TokenStoreError) -> Bool {
-        do {
-            return try vault.delete(service: service, account: account)
-        } catch {
-            throw .vault(error)
-        }
+        try item.clear()
     }
 }
 
@@ -112,14 +95,23 @@ public enum TokenStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 }
 
-/// The versioned envelope written into the vault item's secret.
-struct StoredTokens: Codable {
+/// The JSON envelope VaultAuth wrote before it used VaultKit's value encoding,
+/// `{"tokens":{…},"v":1}`: still read, never written.
+struct LegacyStoredTokens: Codable {
     var version: Int
     var tokens: TokenSet
 
     enum CodingKeys: String, CodingKey {
         case version = "v"
         case tokens
+    }
+
+    static func decode(_ secret: SecretBytes) throws(TokenStoreError) -> TokenSet {
+        let stored = secret.withUnsafeBytes { bytes in
+            try? JSONDecoder.tokens.decode(LegacyStoredTokens.self, from: Data(bytes))
+        }
+        guard let stored, stored.version == TokenStore.schemaVersion else { throw .undecodable }
+        return stored.tokens
     }
 }
 
@@ -132,16 +124,6 @@ extension TokenSet {
         case issuedAt = "issued_at"
         case expiresAt = "expires_at"
         case sessionID = "session_id"
-    }
-}
-
-extension JSONEncoder {
-    static var tokens: JSONEncoder {
-        let encoder = JSONEncoder()
-        // Seconds since 2001-01-01 as a JSON number: exactly what `Date` holds, so a round trip is lossless.
-        encoder.dateEncodingStrategy = .deferredToDate
-        encoder.outputFormatting = .sortedKeys
-        return encoder
     }
 }
 

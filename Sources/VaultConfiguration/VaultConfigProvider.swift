@@ -75,11 +75,8 @@ public final class VaultConfigProvider: Sendable {
         let token = try vault.changeToken()
         var secrets: [String: SecretBytes] = [:]
         for item in try vault.items(service: service) {
-            do {
-                secrets[item.account] = try vault.secret(service: service, account: item.account)
-            } catch .itemNotFound {
-                continue  // deleted since the listing
-            }
+            // nil: deleted since the listing.
+            secrets[item.account] = try vault.entry(service: service, account: item.account)?.secret
         }
         return (token, secrets)
     }

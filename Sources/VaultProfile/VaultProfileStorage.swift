@@ -4,10 +4,15 @@ import VaultKit
 /// Keeps profile snapshots as items of a ``VaultKit/Vault``: one item per account under
 /// one service name.
 ///
-/// Each snapshot is the item (`service`, account): its secret is the JSON-encoded profile,
-/// its `generic` data records the schema version (`{"schemaVersion":N}`), and its label is
-/// `"profile snapshot"`. Like every vault item, all of it, names included, is sealed with
-/// XSalsa20-Poly1305; nothing is readable without the vault's passphrase or key.
+/// Each snapshot is the item (`service`, account): its secret is the profile as a VaultKit
+/// value (``VaultKit/Vault/setValue(_:service:account:label:generic:)``),
+/// whose schema version is the store's ``ProfileStoreConfiguration/schemaVersion``; its
+/// label is `"profile snapshot"`. Like every vault item, all of it, names included, is
+/// sealed with XSalsa20-Poly1305; nothing is readable without the vault's passphrase or key.
+///
+/// Snapshots written before VaultKit had values (the profile's JSON as the secret, the
+/// schema version as `{"schemaVersion":N}` in the item's `generic` data) are still read,
+/// and are written in the new encoding the next time the profile is saved.
 ///
 /// Pick a service name of your own that no other item uses, such as
 /// `"com.example.app.profile"`: ``ProfileStore`` owns every item under it.
@@ -25,40 +30,36 @@ public struct VaultProfileStorage: ProfileSnapshotStorage {
         self.service = service
     }
 
-    public func load(account: String) throws -> StoredProfileSnapshot? {
+    public func load(account: String) throws(VaultError) -> StoredProfileSnapshot? {
         // One read of one record: the JSON and its schema version always belong together,
         // even while another process writes.
-        do {
-            let (item, secret) = try vault.itemWithSecret(service: service, account: account)
-            return StoredProfileSnapshot(data: secret.data(), schemaVersion: Self.schemaVersion(in: item.generic))
-        } catch VaultError.itemNotFound {
-            return nil
+        guard let entry = try vault.entry(service: service, account: account) else { return nil }
+        guard entry.holdsValue else {
+            return StoredProfileSnapshot(data: entry.data(), schemaVersion: Self.legacySchemaVersion(in: entry.item.generic))
         }
+        let stored = try entry.encodedValue()
+        return StoredProfileSnapshot(data: stored.json.data(), schemaVersion: stored.schemaVersion)
     }
 
-    public func save(_ snapshot: StoredProfileSnapshot, account: String) throws {
-        try vault.set(
-            SecretBytes(snapshot.data), service: service, account: account,
-            label: Self.itemLabel, generic: Self.generic(schemaVersion: snapshot.schemaVersion)
+    public func save(_ snapshot: StoredProfileSnapshot, account: String) throws(VaultError) {
+        try vault.setValue(
+            VaultEncodedValue(schemaVersion: snapshot.schemaVersion, json: SecretBytes(snapshot.data)),
+            service: service, account: account, label: Self.itemLabel
         )
     }
 
     @discardableResult
-    public func delete(account: String) throws -> Bool {
+    public func delete(account: String) throws(VaultError) -> Bool {
         try vault.delete(service: service, account: account)
     }
 
-    private struct Generic: Codable {
+    /// The `generic` data of snapshots written before VaultKit had values.
+    private struct LegacyGeneric: Decodable {
         var schemaVersion: Int
     }
 
-    static func generic(schemaVersion: Int) -> Data {
-        // Encoding one Int cannot fail.
-        (try? JSONEncoder().encode(Generic(schemaVersion: schemaVersion))) ?? Data()
-    }
-
-    static func schemaVersion(in generic: Data?) -> Int {
-        guard let generic, let decoded = try? JSONDecoder().decode(Generic.self, from: generic) else { return 0 }
+    static func legacySchemaVersion(in generic: Data?) -> Int {
+        guard let generic, let decoded = try? JSONDecoder().decode(LegacyGeneric.self, from: generic) else { return 0 }
         return decoded.schemaVersion
     }
 }

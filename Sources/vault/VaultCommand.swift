@@ -35,6 +35,7 @@ struct VaultCommand: ParsableCommand {
               vault get api.example.com alice
               vault list
             """,
+        version: VersionCommand.line,
         subcommands: [
             InitCommand.self, SetCommand.self, AddCommand.self, UpdateCommand.self,
             GetCommand.self, DeleteCommand.self, ListCommand.self, VerifyCommand.self, PasswdCommand.self, RekeyCommand.self,
@@ -42,6 +43,7 @@ struct VaultCommand: ParsableCommand {
             RunCommand.self, ReadCommand.self, GenerateCommand.self, GitCredentialCommand.self, DockerCredentialCommand.self,
             ImportCommand.self, ExportCommand.self,
             UnlockCommand.self, LockCommand.self, AgentCommand.self,
+            VersionCommand.self,
         ]
     )
 }

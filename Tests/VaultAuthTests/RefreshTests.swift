@@ -204,7 +204,7 @@ import VaultKit
         let fixture = try await AuthFixture.make()
         defer { fixture.server.stop() }
         let client = try await fixture.signedInClient()
-        fixture.vault.close()
+        await fixture.vault.close()
         fixture.server.expireAllAccessTokens()
         do {
             _ = try await client.send(fixture.resource)

@@ -20,7 +20,7 @@ struct AuthFixture {
         let directory = TestPaths.temporaryDirectory(label)
         let key = VaultKey.random()
         let path = "\(directory)/auth.vault"
-        let vault = try Vault.create(at: path, key: key)
+        let vault = try await Vault.create(at: path, key: key)
         return AuthFixture(server: server, directory: directory, vaultPath: path, vaultKey: key, vault: vault, clock: clock)
     }
 

@@ -60,6 +60,7 @@ import VaultKit
             .insecurePermissions(path: "/f", mode: 0o100666), .untrustedOwner(path: "/g", uid: 1000), .symbolicLink(path: "/h"),
             .keyChanged, .closed, .secretNotUTF8, .cryptoUnavailable, .keyDerivationFailed,
             .rolledBack(path: "/i", seenGeneration: 7, fileGeneration: 3), .batchEnded, .reentrantCall,
+            .valueNotEncodable, .valueNotDecodable, .unsupportedValueEncoding(version: 2),
         ]
         for error in errors {
             let bytes = contents(AgentResponse.failure(error).encode())
@@ -115,7 +116,7 @@ import VaultKit
     }
 }
 
-/// A copy of the buffer's bytes, taken while the buffer is certainly alive.
-func contents(_ buffer: SensitiveBuffer) -> [UInt8] {
-    withExtendedLifetime(buffer) { Array(buffer.bytes) }
+/// A copy of the buffer's bytes.
+func contents(_ buffer: SecretBytes) -> [UInt8] {
+    buffer.withUnsafeBytes { Array($0) }
 }

@@ -23,7 +23,7 @@ import VaultKit
         let directory = TestPaths.temporaryDirectory()
         let path = directory + "/stress.vault"
         let key = VaultKey.random()
-        try Vault.create(at: path, key: key).close()
+        try await Vault.create(at: path, key: key).close()
         let keyFile = directory + "/key"
         _ = FileManager.default.createFile(atPath: keyFile, contents: key.withUnsafeBytes { Data($0) }, attributes: [.posixPermissions: 0o600])
 
@@ -71,12 +71,12 @@ import VaultKit
         }
         for acks in cliAcks { Self.replay(acks, into: &expected) }
 
-        let vault = try Vault.open(at: path, key: key)
+        let vault = try await Vault.open(at: path, key: key)
         // Rows and manifest stayed in step through every process's writes.
-        #expect(try vault.verify() == expected.count)
+        await #expect(try vault.verify() == expected.count)
         var actual: [String: String] = [:]
-        for item in try vault.items(service: "stress") {
-            actual[item.account] = try vault.string(service: "stress", account: item.account)
+        for item in try await vault.items(service: "stress") {
+            actual[item.account] = try await vault.string(service: "stress", account: item.account)
         }
         #expect(actual == expected)
     }

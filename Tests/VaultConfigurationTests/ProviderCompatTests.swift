@@ -53,7 +53,7 @@ import VaultKit
     @Test func everyValueIsMarkedSecretAndRedacted() async throws {
         let vault = try makeVault()
         defer { vault.close() }
-        try vault.set("hunter2-token", service: "app", account: "http.client.token")
+        try await vault.set("hunter2-token", service: "app", account: "http.client.token")
         let provider = try await VaultConfigProvider(vault: vault, service: "app")
         let result = try provider.value(forKey: ["http", "client", "token"], type: .string)
         #expect(result.encodedKey == "http.client.token")
@@ -68,8 +68,8 @@ import VaultKit
     @Test func aSecretThatIsNotTheRequestedTypeIsATypedError() async throws {
         let vault = try makeVault()
         defer { vault.close() }
-        try vault.set("not-a-number", service: "app", account: "port")
-        try vault.set(SecretBytes([0xFF, 0xFE]), service: "app", account: "binary")
+        try await vault.set("not-a-number", service: "app", account: "port")
+        try await vault.set(SecretBytes([0xFF, 0xFE]), service: "app", account: "binary")
         let provider = try await VaultConfigProvider(vault: vault, service: "app")
         #expect(throws: VaultConfigError.valueNotConvertible(key: "port", type: .int)) {
             try provider.value(forKey: ["port"], type: .int)

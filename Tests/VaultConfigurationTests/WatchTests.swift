@@ -44,9 +44,9 @@ import VaultKit
     @Test func aSnapshotWatcherSeesChangesAndDeletions() async throws {
         let vault = try makeVault()
         defer { vault.close() }
-        try vault.set("one", service: "app", account: "name")
+        try await vault.set("one", service: "app", account: "name")
         // A second connection to the same file, as another process would have.
-        let other = try Vault.open(at: vault.path, passphrase: "config tests")
+        let other = try await Vault.open(at: vault.path, passphrase: "config tests")
         defer { other.close() }
         let provider = try await VaultConfigProvider(vault: vault, service: "app", pollInterval: .milliseconds(20))
         let running = Task { try await provider.run() }
@@ -55,8 +55,8 @@ import VaultKit
             for await snapshot in updates {
                 let value = try snapshot.value(forKey: ["name"], type: .string).value
                 seen.append(value.flatMap { if case .string(let text) = $0.content { text } else { nil } })
-                if seen.count == 1 { try other.set("two", service: "app", account: "name") }
-                if seen.last == "two" { _ = try other.delete(service: "app", account: "name") }
+                if seen.count == 1 { try await other.set("two", service: "app", account: "name") }
+                if seen.last == "two" { _ = try await other.delete(service: "app", account: "name") }
                 // `seen.last` is a double optional: the deletion is `.some(nil)`.
                 if seen.count > 1, case .some(nil) = seen.last { break }
             }
@@ -70,11 +70,11 @@ import VaultKit
     @Test func fetchValueReadsTheVaultAgainWithoutTheService() async throws {
         let vault = try makeVault()
         defer { vault.close() }
-        try vault.set("8080", service: "app", account: "http.port")
+        try await vault.set("8080", service: "app", account: "http.port")
         let provider = try await VaultConfigProvider(vault: vault, service: "app")
-        let other = try Vault.open(at: vault.path, passphrase: "config tests")
+        let other = try await Vault.open(at: vault.path, passphrase: "config tests")
         defer { other.close() }
-        try other.set("9090", service: "app", account: "http.port")
+        try await other.set("9090", service: "app", account: "http.port")
         // The in-memory copy is what value() reads until something reloads it ...
         #expect(try provider.value(forKey: ["http", "port"], type: .int).value?.content == .int(8080))
         // ... and fetchValue reloads, seeing the other connection's write.

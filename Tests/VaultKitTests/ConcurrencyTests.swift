@@ -23,7 +23,7 @@ import VaultKit
             }
             try await group.waitForAll()
         }
-        #expect(try vault.items().count == tasks * writes)
+        await #expect(try vault.items().count == tasks * writes)
     }
 
     @Test func severalProcessesWriteOneVaultWithoutLosingAnUpdate() throws {

@@ -18,10 +18,10 @@ import VaultKit
     @Test func attributesAndSecretInOneRead() throws {
         let (vault, _) = try Fixtures.passphraseVault()
         try vault.set("s3cr3t", service: "s", account: "a", label: "L", generic: Data([1]))
-        let (item, secret) = try vault.itemWithSecret(service: "s", account: "a")
-        #expect(item.label == "L" && item.generic == Data([1]))
-        #expect(secret == SecretBytes("s3cr3t"))
-        #expect(throws: VaultError.itemNotFound) { try vault.itemWithSecret(service: "s", account: "b") }
+        let entry = try #require(try vault.entry(service: "s", account: "a"))
+        #expect(entry.item.label == "L" && entry.item.generic == Data([1]))
+        #expect(entry.secret == SecretBytes("s3cr3t"))
+        #expect(try vault.entry(service: "s", account: "b") == nil)
     }
 
     @Test func binaryAndEmptySecretsRoundTripExactly() throws {

@@ -95,11 +95,11 @@ import VaultProfile
         try await store.start(account: "alice")
         try await store.replace(with: TestProfile(nickname: "Alice"))
         try await store.persist()
-        #expect(try vault.contains(service: testService, account: "alice"))
+        await #expect(try vault.contains(service: testService, account: "alice"))
         let subscriber = store.updates()
 
         try await store.signOut()
-        #expect(try !vault.contains(service: testService, account: "alice"))
+        await #expect(try !vault.contains(service: testService, account: "alice"))
         #expect(store.current == nil)
         #expect(store.account == nil)
         #expect(try await values(2, of: subscriber).map { $0?.nickname } == ["Alice", nil])
@@ -121,6 +121,6 @@ import VaultProfile
         // Let the cancelled debounce window pass several times over; a late write would
         // bring the snapshot back.
         try await Task.sleep(for: debounce * 10)
-        #expect(try !vault.contains(service: testService, account: "alice"))
+        await #expect(try !vault.contains(service: testService, account: "alice"))
     }
 }

@@ -28,7 +28,7 @@ import VaultKit
         let vault = try Vault.open(at: vaultPath, key: key)
         defer { vault.close() }
         guard try vault.contains(service: "profile-demo.profile", account: "alice") else { return nil }
-        return try JSONDecoder().decode(DemoSnapshot.self, from: vault.data(service: "profile-demo.profile", account: "alice")).nickname
+        return try vault.value(DemoSnapshot.self, service: "profile-demo.profile", account: "alice").nickname
     }
 
     @Test func sigtermWritesTheLastUpdateBeforeExiting() throws {

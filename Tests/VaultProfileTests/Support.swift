@@ -114,6 +114,10 @@ func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: @S
 
 /// The profile stored for `account`, decoded directly from the vault item.
 func storedProfile<P: Decodable>(_ type: P.Type = TestProfile.self, in vault: Vault, account: String, service: String = testService) throws -> P? {
-    guard try vault.contains(service: service, account: account) else { return nil }
-    return try JSONDecoder().decode(P.self, from: vault.data(service: service, account: account))
+    try vault.entry(service: service, account: account)?.value(P.self)
+}
+
+/// The schema version a snapshot was stored with, read from the vault item itself.
+func storedSchemaVersion(in vault: Vault, account: String, service: String = testService) throws -> Int? {
+    try vault.entry(service: service, account: account)?.encodedValue().schemaVersion
 }

@@ -57,15 +57,17 @@ struct KeyHierarchy: Sendable {
     }
 
     private static func derive(_ id: SubkeyID, from masterKey: SecureBuffer) -> SecureBuffer {
-        let subkey = SecureBuffer(count: 32, lockInMemory: true)
-        _ = context.withCString { ctx in
-            crypto_kdf_derive_from_key(
-                subkey.pointer.assumingMemoryBound(to: UInt8.self), subkey.count,
-                id.rawValue, ctx,
-                masterKey.pointer.assumingMemoryBound(to: UInt8.self)
-            )
+        SecureBuffer(count: 32, lockInMemory: true) { subkey in
+            masterKey.withBytes { master in
+                _ = context.withCString { ctx in
+                    crypto_kdf_derive_from_key(
+                        subkey.baseAddress!.assumingMemoryBound(to: UInt8.self), subkey.count,
+                        id.rawValue, ctx,
+                        master.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                    )
+                }
+            }
         }
-        return subkey
     }
 
     // MARK: Lookup index
@@ -116,11 +118,13 @@ struct KeyHierarchy: Sendable {
             writer.write(domain)
             writer.writeLengthPrefixed(first)
             if let second { writer.writeLengthPrefixed(second) }
-            _ = crypto_generichash(
-                output, 32,
-                message.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(messageCount),
-                indexKey.pointer.assumingMemoryBound(to: UInt8.self), indexKey.count
-            )
+            indexKey.withBytes { key in
+                _ = crypto_generichash(
+                    output, 32,
+                    message.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(messageCount),
+                    key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count
+                )
+            }
             Sodium.zero(message)
         }
     }

@@ -145,11 +145,13 @@ extension KeyHierarchy {
     /// Keyed BLAKE2b-256 (`crypto_generichash`) under the manifest subkey.
     private func manifestHash(_ message: UnsafeRawBufferPointer) -> ManifestDigest {
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { output in
-            _ = crypto_generichash(
-                output.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
-                message.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(message.count),
-                manifestKey.pointer.assumingMemoryBound(to: UInt8.self), manifestKey.count
-            )
+            manifestKey.withBytes { key in
+                _ = crypto_generichash(
+                    output.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
+                    message.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(message.count),
+                    key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count
+                )
+            }
             return ManifestDigest(bytes: UnsafeRawBufferPointer(output))!
         }
     }

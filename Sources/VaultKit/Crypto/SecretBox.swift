@@ -27,11 +27,13 @@ enum SecretBox {
             writePlaintext(UnsafeMutableRawBufferPointer(rebasing: whole[tagByteCount...]))
             let base = buffer.baseAddress!
             // libsodium allows the ciphertext to overlap the plaintext for the easy API.
-            _ = crypto_secretbox_easy(
-                base, base + tagByteCount, UInt64(plaintextCount),
-                nonce.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                key.pointer.assumingMemoryBound(to: UInt8.self)
-            )
+            key.withBytes { key in
+                _ = crypto_secretbox_easy(
+                    base, base + tagByteCount, UInt64(plaintextCount),
+                    nonce.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    key.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                )
+            }
             initialized = sealedCount
         }
     }
@@ -58,13 +60,17 @@ enum SecretBox {
     /// not verify (wrong key, wrong nonce, or any modified byte).
     static func open(sealed: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, key: SecureBuffer, lockInMemory: Bool = false) -> SecureBuffer? {
         guard sealed.count >= tagByteCount, nonce.count == nonceByteCount, key.count == keyByteCount else { return nil }
-        let plaintext = SecureBuffer(count: sealed.count - tagByteCount, lockInMemory: lockInMemory)
-        let status = crypto_secretbox_open_easy(
-            plaintext.pointer.assumingMemoryBound(to: UInt8.self),
-            sealed.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(sealed.count),
-            nonce.baseAddress!.assumingMemoryBound(to: UInt8.self),
-            key.pointer.assumingMemoryBound(to: UInt8.self)
-        )
+        var status: Int32 = -1
+        let plaintext = SecureBuffer(count: sealed.count - tagByteCount, lockInMemory: lockInMemory) { plaintext in
+            key.withBytes { key in
+                status = crypto_secretbox_open_easy(
+                    plaintext.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    sealed.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(sealed.count),
+                    nonce.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    key.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                )
+            }
+        }
         return status == 0 ? plaintext : nil
     }
 }

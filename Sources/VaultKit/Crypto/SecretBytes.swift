@@ -1,12 +1,19 @@
 import Foundation
 
-/// Secret bytes (a password, a token, a key) whose memory is zeroed when the last copy is released.
+/// Secret bytes (a password, a token, a key) whose memory is zeroed when the last copy is
+/// released, and when it grows.
 ///
 /// `SecretBytes` never prints its contents: `description`, `debugDescription` and
 /// reflection (`dump`, string interpolation) all show `SecretBytes(redacted)`.
-/// Reach the bytes in a scope with ``withUnsafeBytes(_:)``, or convert them when you
-/// must hand them to an API that takes a `String` or `Data` (those copies are not
-/// zeroed by VaultKit).
+/// Reach the bytes in a scope with ``withUnsafeBytes(_:)`` or
+/// ``withUnsafeMutableBytes(_:)``, or convert them when you must hand them to an API
+/// that takes a `String` or `Data` (those copies are not zeroed by VaultKit).
+///
+/// It is a value, like `Array`: copies share memory until one of them changes, and a
+/// secret can be built up piece by piece (``append(_:)``, ``append(contentsOf:)``,
+/// ``reserveCapacity(_:)``). When it grows, the bytes move to a larger allocation and
+/// the old one is wiped before it is freed, so building a secret leaves no stale copy
+/// behind the way a growing `Array` or `String` would.
 ///
 /// For example:
 ///
@@ -15,12 +22,15 @@ import Foundation
 /// try token.withUnsafeBytes { bytes in
 ///     try send(bytes)       // no copy outlives the closure
 /// }
+///
+/// var header = SecretBytes("Bearer ")
+/// header.append(contentsOf: token)
 /// ```
 public struct SecretBytes: Sendable {
-    let storage: SecureBuffer
+    var storage: SecureBuffer
     /// The bytes of `storage` that are the secret: all of them, or the secret's part of
     /// a decrypted record (see ``init(record:range:)``).
-    let range: Range<Int>
+    var range: Range<Int>
 
     init(storage: SecureBuffer) {
         self.storage = storage
@@ -41,31 +51,31 @@ public struct SecretBytes: Sendable {
         }
     }
 
+    /// An empty secret with room for `capacity` bytes, to be built with ``append(_:)``.
+    public init(reservingCapacity capacity: Int = 0) {
+        self.init(storage: SecureBuffer(count: 0, capacity: capacity))
+    }
+
     /// Copies `bytes` into zeroed-on-release memory.
     public init(_ bytes: some Sequence<UInt8>) {
-        let array = Array(bytes)
-        storage = array.withUnsafeBytes { SecureBuffer(copying: $0) }
-        range = 0..<storage.count
+        self.init()
+        append(contentsOf: bytes)
     }
 
     /// Copies the UTF-8 encoding of `string`.
     public init(_ string: String) {
-        var string = string
-        storage = string.withUTF8 { SecureBuffer(copying: UnsafeRawBufferPointer($0)) }
-        range = 0..<storage.count
+        self.init(string.utf8)
     }
 
     /// Copies the bytes of `data`.
     public init(_ data: Data) {
-        storage = data.withUnsafeBytes { SecureBuffer(copying: $0) }
-        range = 0..<storage.count
+        self.init(storage: data.withUnsafeBytes { SecureBuffer(copying: $0) })
     }
 
     /// Builds a secret of `count` bytes written by `body` directly into protected memory,
     /// so no unprotected copy is ever made.
-    public init(count: Int, initializingWith body: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
-        storage = try SecureBuffer(count: count, initializingWith: body)
-        range = 0..<count
+    public init<Failure: Error>(count: Int, initializingWith body: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+        self.init(storage: try SecureBuffer(count: count, initializingWith: body))
     }
 
     /// The number of bytes.
@@ -75,8 +85,14 @@ public struct SecretBytes: Sendable {
     public var isEmpty: Bool { count == 0 }
 
     /// Calls `body` with the secret bytes; the pointer must not escape the closure.
-    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try storage.withBytes { bytes in try body(UnsafeRawBufferPointer(rebasing: bytes[range])) }
+    public func withUnsafeBytes<Result, Failure: Error>(_ body: (UnsafeRawBufferPointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try storage.withBytes { bytes throws(Failure) in try body(UnsafeRawBufferPointer(rebasing: bytes[range])) }
+    }
+
+    /// A copy of the bytes at `range`, in its own zeroed-on-release memory.
+    public func extracting(_ range: Range<Int>) -> SecretBytes {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "range out of bounds")
+        return withUnsafeBytes { SecretBytes(storage: SecureBuffer(copying: UnsafeRawBufferPointer(rebasing: $0[range]))) }
     }
 
     /// The secret decoded as UTF-8, or `nil` when the bytes are not valid UTF-8.

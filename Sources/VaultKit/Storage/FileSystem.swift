@@ -71,7 +71,7 @@ enum FileSystem {
     /// Why this process cannot write the vault at `path` (as the error a write would
     /// give: a read-only file system, a file or directory it may not write, or an
     /// immutable one), or `nil` if it can.
-    static func whyNotWritable(_ path: String) -> VaultError? {
+    static func whyNotWritable(_ path: String) -> StorageError? {
         var volume = statvfs()
         if statvfs(path, &volume) == 0, volume.f_flag & UInt(ST_RDONLY) != 0 { return .io(path: path, errno: EROFS) }
         if access(path, W_OK) != 0 { return .io(path: path, errno: errno) }

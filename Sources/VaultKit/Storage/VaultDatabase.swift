@@ -7,19 +7,22 @@ import Darwin
 
 /// The vault file as SQL: the schema, the header row and the sealed item rows.
 ///
-/// Knows nothing of keys or records: it stores and returns opaque bytes. Every
-/// SQLite failure leaves this type as a ``VaultError`` (see ``translate(_:)``).
+/// The first ``VaultStorage``: knows nothing of keys or records, it stores and returns
+/// opaque bytes. Every SQLite failure leaves this type as a ``StorageError`` (see
+/// ``translate(_:path:)``). Beyond the seam it keeps what only a file has: opening
+/// read-only or immutable, the side files, and ``backup(into:)``.
 /// The format is specified in `docs/FORMAT.md`.
-final class VaultDatabase {
+final class VaultDatabase: VaultStorage {
     /// `PRAGMA application_id`: the ASCII bytes "VLTK", so `file(1)`-style tools and
     /// VaultKit can tell a vault from any other SQLite database.
     static let applicationID: Int32 = 0x564C_544B
 
     let path: String
+    var location: String { path }
     private let connection: SQLiteConnection
     /// Why this vault can only be read (read-only media or directory, a full disk), as
     /// the error every write throws; `nil` when it can be written.
-    let readOnlyReason: VaultError?
+    let readOnlyReason: StorageError?
 
     /// The schema, one statement per object, exactly as SQLite keeps it in `sqlite_schema`
     /// (the text of each `CREATE`, without its semicolon): ``checkSchema(formatVersion:)``
@@ -85,7 +88,7 @@ final class VaultDatabase {
     /// (nothing can change it there). Where a non-empty `-wal` exists it holds commits,
     /// so it is read through its `-shm`, or, with no `-shm`, the vault is refused rather
     /// than read without them. A full disk (no room for the side files) is the same case.
-    static func openExisting(_ path: String, busyTimeoutMilliseconds: Int32) throws(VaultError) -> VaultDatabase {
+    static func openExisting(_ path: String, busyTimeoutMilliseconds: Int32) throws(StorageError) -> VaultDatabase {
         if let reason = FileSystem.whyNotWritable(path) {
             return try VaultDatabase(openingExisting: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readOnlyBecause: reason)
         }
@@ -99,7 +102,7 @@ final class VaultDatabase {
         }
     }
 
-    private init(openingExisting path: String, busyTimeoutMilliseconds: Int32, readOnlyBecause reason: VaultError?) throws(VaultError) {
+    private init(openingExisting path: String, busyTimeoutMilliseconds: Int32, readOnlyBecause reason: StorageError?) throws(StorageError) {
         self.path = path
         readOnlyReason = reason
         let access: SQLiteConnection.Access
@@ -122,7 +125,7 @@ final class VaultDatabase {
             throw Self.translate(error, path: path)
         }
         let applicationID = try integerPragma("application_id")
-        guard applicationID == Int64(Self.applicationID) else { throw .notAVault(path: path) }
+        guard applicationID == Int64(Self.applicationID) else { throw .notAVault(location: path) }
         try run("PRAGMA trusted_schema = OFF")
         try run("PRAGMA secure_delete = ON")
         try run("PRAGMA cell_size_check = ON")
@@ -142,21 +145,29 @@ final class VaultDatabase {
 
     /// Writes a complete new vault into the empty file at `path`, in one transaction.
     /// `manifestTag` is the tag of the empty manifest's root (all zero) under the new keys.
-    static func initialize(fileAt path: String, header: VaultHeader, manifestTag: ManifestDigest) throws(VaultError) {
+    static func initialize(fileAt path: String, header: VaultHeader, manifestTag: ManifestDigest) throws(StorageError) {
         let database = try VaultDatabase(unconfigured: path)
         try database.run("PRAGMA journal_mode = WAL")
         try database.run("PRAGMA synchronous = FULL")
-        try database.writeTransaction { () throws(VaultError) in
-            try database.run("PRAGMA application_id = \(applicationID)")
-            try database.run("PRAGMA user_version = \(VaultHeader.currentFormatVersion)")
-            try database.run(Self.schema)
-            try database.insertHeader(header)
-            try database.run("INSERT INTO vault_generation (singleton, generation) VALUES (1, 0)")
-            try database.writeManifestRoot(.zero, tag: manifestTag, generation: 0)
+        try database.createVault(header: header, manifestTag: manifestTag)
+    }
+
+    func createVault(header: VaultHeader, manifestTag: ManifestDigest) throws(StorageError) {
+        do {
+            try writeTransaction { () throws(StorageError) in
+                try run("PRAGMA application_id = \(Self.applicationID)")
+                try run("PRAGMA user_version = \(VaultHeader.currentFormatVersion)")
+                try run(Self.schema)
+                try insertHeader(header)
+                try run("INSERT INTO vault_generation (singleton, generation) VALUES (1, 0)")
+                try writeManifestRoot(.zero, tag: manifestTag, generation: 0)
+            }
+        } catch {
+            throw error.flattened
         }
     }
 
-    private init(unconfigured path: String) throws(VaultError) {
+    private init(unconfigured path: String) throws(StorageError) {
         self.path = path
         readOnlyReason = nil
         do {
@@ -174,7 +185,7 @@ final class VaultDatabase {
     /// primary key could hold one lookup id twice; a trigger or view could change what a
     /// statement does. SQLite keeps each object's `CREATE` text, so comparing texts is
     /// one cheap query.
-    func checkSchema(formatVersion: Int) throws(VaultError) {
+    func checkSchema(formatVersion: Int) throws(StorageError) {
         var expected: [String: Set<String>] = [
             "table vault_items": [Self.itemsTable],
             "index vault_items_by_service": [Self.itemsByServiceIndex],
@@ -187,16 +198,16 @@ final class VaultDatabase {
             expected["table vault_header"] = [Self.formatOneHeaderTable]
         }
         var seen = 0
-        try query("SELECT type, name, sql FROM sqlite_schema") { statement throws(VaultError) in
-            while try step(statement) {
+        try query("SELECT type, name, sql FROM sqlite_schema") { statement in
+            while try statement.step() {
                 let key = "\(statement.text(0) ?? "") \(statement.text(1) ?? "")"
                 guard let texts = expected[key], let sql = statement.text(2), texts.contains(sql) else {
-                    throw .tampered(reason: "the vault's database schema was changed")
+                    throw StorageError.schemaChanged
                 }
                 seen += 1
             }
         }
-        guard seen == expected.count else { throw .tampered(reason: "the vault's database schema was changed") }
+        guard seen == expected.count else { throw .schemaChanged }
     }
 
     // MARK: Backup
@@ -206,7 +217,7 @@ final class VaultDatabase {
     ///
     /// Why not copy the file: committed data may still be in `-wal`, which a copy of the
     /// main file alone misses (and a copy taken mid-write is torn).
-    func backup(into destination: String) throws(VaultError) {
+    func backup(into destination: String) throws(StorageError) {
         let target: SQLiteConnection
         do {
             target = try SQLiteConnection(path: destination)
@@ -224,7 +235,7 @@ final class VaultDatabase {
         let finish = sqlite3_backup_finish(backup)
         guard status == SQLITE_DONE, finish == SQLITE_OK else {
             let code = status == SQLITE_DONE ? finish : status
-            if code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED { throw .busy(path: path) }
+            if code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED { throw .busy(location: path) }
             throw Self.translate(target.error(code), path: destination)
         }
     }
@@ -234,12 +245,12 @@ final class VaultDatabase {
     /// Runs `body` holding the database's write lock (`BEGIN IMMEDIATE`), so a
     /// read-then-write inside it cannot race another process; commits durably, or
     /// rolls back if `body` throws.
-    func writeTransaction<Result>(_ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
-        if let readOnlyReason { throw readOnlyReason }
-        try run("BEGIN IMMEDIATE")
+    func writeTransaction<Result, BodyError: Error>(_ body: () throws(BodyError) -> Result) throws(StorageFailure<BodyError>) -> Result {
+        if let readOnlyReason { throw .storage(readOnlyReason) }
+        try StorageFailure<BodyError>.lift { () throws(StorageError) in try run("BEGIN IMMEDIATE") }
         do {
-            let result = try body()
-            try run("COMMIT")
+            let result = try StorageFailure<BodyError>.passing(body)
+            try StorageFailure<BodyError>.lift { () throws(StorageError) in try run("COMMIT") }
             return result
         } catch {
             try? run("ROLLBACK")
@@ -249,25 +260,25 @@ final class VaultDatabase {
 
     /// Runs `body` in one read snapshot, so a multi-row read sees one consistent state;
     /// inside a transaction already, in that one's.
-    func readTransaction<Result>(_ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
-        if connection.isInTransaction { return try body() }
-        try run("BEGIN DEFERRED")
+    func readTransaction<Result, BodyError: Error>(_ body: () throws(BodyError) -> Result) throws(StorageFailure<BodyError>) -> Result {
+        if connection.isInTransaction { return try StorageFailure<BodyError>.passing(body) }
+        try StorageFailure<BodyError>.lift { () throws(StorageError) in try run("BEGIN DEFERRED") }
         defer { try? run("COMMIT") }
-        return try body()
+        return try StorageFailure<BodyError>.passing(body)
     }
 
     // MARK: Header
 
-    func readHeader() throws(VaultError) -> VaultHeader {
+    func readHeader() throws(StorageError) -> VaultHeader {
         try query("""
             SELECT format_version, vault_id, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit,
                    master_key_nonce, wrapped_master_key, master_key_check
             FROM vault_header WHERE singleton = 1
-            """) { statement throws(VaultError) in
-            guard try step(statement) else { throw .corrupted(reason: "missing header") }
+            """) { statement in
+            guard try statement.step() else { throw StorageError.corrupted(reason: "missing header") }
             let version = Int(statement.int64(0))
-            guard version <= VaultHeader.currentFormatVersion else { throw .unsupportedFormatVersion(version) }
-            guard version >= 1 else { throw .corrupted(reason: "invalid format version") }
+            guard version <= VaultHeader.currentFormatVersion else { throw StorageError.unsupportedFormatVersion(version) }
+            guard version >= 1 else { throw StorageError.corrupted(reason: "invalid format version") }
             let keySource: VaultHeader.KeySource
             switch statement.text(2) {
             case "argon2id13":
@@ -275,12 +286,12 @@ final class VaultDatabase {
                 let memory = statement.int64(5)
                 guard ops > 0, memory > 0,
                       let parameters = try? KDFParameters(opsLimit: UInt64(ops), memoryLimit: Int(memory))
-                else { throw .corrupted(reason: "KDF parameters out of bounds") }
+                else { throw StorageError.corrupted(reason: "KDF parameters out of bounds") }
                 keySource = .passphrase(salt: Array(statement.blob(3)), parameters: parameters)
             case "raw":
                 keySource = .rawKey
             default:
-                throw .corrupted(reason: "unknown KDF algorithm")
+                throw StorageError.corrupted(reason: "unknown KDF algorithm")
             }
             return try VaultHeader(
                 formatVersion: version,
@@ -294,94 +305,83 @@ final class VaultDatabase {
     }
 
     /// The header's key check value alone: the cheap test for "re-keyed by another process".
-    func readMasterKeyCheck() throws(VaultError) -> [UInt8] {
-        try query("SELECT master_key_check FROM vault_header WHERE singleton = 1") { statement throws(VaultError) in
-            guard try step(statement) else { throw .corrupted(reason: "missing header") }
+    func readMasterKeyCheck() throws(StorageError) -> [UInt8] {
+        try query("SELECT master_key_check FROM vault_header WHERE singleton = 1") { statement in
+            guard try statement.step() else { throw StorageError.corrupted(reason: "missing header") }
             return Array(statement.blob(0))
         }
     }
 
-    private func insertHeader(_ header: VaultHeader) throws(VaultError) {
+    private func insertHeader(_ header: VaultHeader) throws(StorageError) {
         try query("""
             INSERT INTO vault_header (singleton, format_version, vault_id, kdf_algorithm, kdf_salt, kdf_opslimit,
                                       kdf_memlimit, master_key_nonce, wrapped_master_key, master_key_check)
             VALUES (1, ?, ?, 'raw', NULL, NULL, NULL, ?, ?, ?)
-            """) { statement throws(VaultError) in
-            try bind { () throws(SQLiteError) in
-                try statement.bind(1, int64: Int64(header.formatVersion))
-                try statement.bind(2, blob: header.vaultID)
-                try statement.bind(3, blob: header.masterKeyNonce)
-                try statement.bind(4, blob: header.wrappedMasterKey)
-                try statement.bind(5, blob: header.masterKeyCheck)
-            }
-            _ = try step(statement)
+            """) { statement in
+            try statement.bind(1, int64: Int64(header.formatVersion))
+            try statement.bind(2, blob: header.vaultID)
+            try statement.bind(3, blob: header.masterKeyNonce)
+            try statement.bind(4, blob: header.wrappedMasterKey)
+            try statement.bind(5, blob: header.masterKeyCheck)
+            _ = try statement.step()
         }
         try updateKeyWrapping(header)
     }
 
     /// Rewrites how the master key is wrapped (passphrase change, re-key).
-    func updateKeyWrapping(_ header: VaultHeader) throws(VaultError) {
+    func updateKeyWrapping(_ header: VaultHeader) throws(StorageError) {
         try query("""
             UPDATE vault_header SET kdf_algorithm = ?, kdf_salt = ?, kdf_opslimit = ?, kdf_memlimit = ?,
                 master_key_nonce = ?, wrapped_master_key = ?, master_key_check = ?
             WHERE singleton = 1
-            """) { statement throws(VaultError) in
-            try bind { () throws(SQLiteError) in
-                switch header.keySource {
-                case .passphrase(let salt, let parameters):
-                    try statement.bind(1, text: "argon2id13")
-                    try statement.bind(2, blob: salt)
-                    try statement.bind(3, int64: Int64(parameters.opsLimit))
-                    try statement.bind(4, int64: Int64(parameters.memoryLimit))
-                case .rawKey:
-                    try statement.bind(1, text: "raw")
-                    try statement.bindNull(2)
-                    try statement.bindNull(3)
-                    try statement.bindNull(4)
-                }
-                try statement.bind(5, blob: header.masterKeyNonce)
-                try statement.bind(6, blob: header.wrappedMasterKey)
-                try statement.bind(7, blob: header.masterKeyCheck)
+            """) { statement in
+            switch header.keySource {
+            case .passphrase(let salt, let parameters):
+                try statement.bind(1, text: "argon2id13")
+                try statement.bind(2, blob: salt)
+                try statement.bind(3, int64: Int64(parameters.opsLimit))
+                try statement.bind(4, int64: Int64(parameters.memoryLimit))
+            case .rawKey:
+                try statement.bind(1, text: "raw")
+                try statement.bindNull(2)
+                try statement.bindNull(3)
+                try statement.bindNull(4)
             }
-            _ = try step(statement)
+            try statement.bind(5, blob: header.masterKeyNonce)
+            try statement.bind(6, blob: header.wrappedMasterKey)
+            try statement.bind(7, blob: header.masterKeyCheck)
+            _ = try statement.step()
         }
     }
 
     // MARK: Items
 
-    /// A stored item: its row key, service tag, nonce and sealed record.
-    struct Row {
-        var lookupID: [UInt8]
-        var serviceTag: [UInt8]
-        var nonce: [UInt8]
-        var sealed: [UInt8]
-    }
-
     /// Calls `body` with the service tag, nonce and sealed record of one item, without
     /// copying them, or returns `nil` when there is no such row.
-    func withSealedItem<Result>(
+    func withSealedItem<Result, BodyError: Error>(
         lookupID: [UInt8],
-        _ body: (_ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer, _ sealed: UnsafeRawBufferPointer) throws(VaultError) -> Result
-    ) throws(VaultError) -> Result? {
-        try query("SELECT service_tag, nonce, sealed FROM vault_items WHERE lookup_id = ?") { statement throws(VaultError) in
-            try bind { () throws(SQLiteError) in try statement.bind(1, blob: lookupID) }
-            guard try step(statement) else { return nil }
-            return try body(statement.blob(0), statement.blob(1), statement.blob(2))
+        _ body: (_ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer, _ sealed: UnsafeRawBufferPointer) throws(BodyError) -> Result
+    ) throws(StorageFailure<BodyError>) -> Result? {
+        try query("SELECT service_tag, nonce, sealed FROM vault_items WHERE lookup_id = ?", passing: BodyError.self) { statement in
+            try statement.bind(1, blob: lookupID)
+            guard try statement.step() else { return nil }
+            return try StorageFailure.passing { () throws(BodyError) in try body(statement.blob(0), statement.blob(1), statement.blob(2)) }
         }
     }
 
     /// Calls `body` for every row, or every row with this service tag.
-    func forEachRow(serviceTag: [UInt8]?, _ body: (Row) throws(VaultError) -> Void) throws(VaultError) {
+    func forEachRow<BodyError: Error>(serviceTag: [UInt8]?, _ body: (StoredRow) throws(BodyError) -> Void) throws(StorageFailure<BodyError>) {
         let sql = serviceTag == nil
             ? "SELECT lookup_id, service_tag, nonce, sealed FROM vault_items"
             : "SELECT lookup_id, service_tag, nonce, sealed FROM vault_items WHERE service_tag = ?"
-        try query(sql) { statement throws(VaultError) in
-            if let serviceTag { try bind { () throws(SQLiteError) in try statement.bind(1, blob: serviceTag) } }
-            while try step(statement) {
-                try body(Row(
+        try query(sql, passing: BodyError.self) { statement in
+            if let serviceTag { try statement.bind(1, blob: serviceTag) }
+            while try statement.step() {
+                let row = StoredRow(
                     lookupID: Array(statement.blob(0)), serviceTag: Array(statement.blob(1)),
                     nonce: Array(statement.blob(2)), sealed: Array(statement.blob(3))
-                ))
+                )
+                try StorageFailure.passing { () throws(BodyError) in try body(row) }
             }
         }
     }
@@ -390,80 +390,76 @@ final class VaultDatabase {
     /// or of the rows whose lookup id is in `range.lower ..< range.upper` (`upper` is
     /// `nil` for no upper bound), in lookup id order, without copying them: what the
     /// manifest is computed from.
-    func forEachRowIdentity(
+    func forEachRowIdentity<BodyError: Error>(
         in range: (lower: [UInt8], upper: [UInt8]?)?,
-        _ body: (_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) throws(VaultError) -> Void
-    ) throws(VaultError) {
+        _ body: (_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) throws(BodyError) -> Void
+    ) throws(StorageFailure<BodyError>) {
         let columns = "SELECT lookup_id, service_tag, nonce FROM vault_items"
         let sql = switch range {
         case nil: "\(columns) ORDER BY lookup_id"
         case (_, nil)?: "\(columns) WHERE lookup_id >= ?1 ORDER BY lookup_id"
         case _?: "\(columns) WHERE lookup_id >= ?1 AND lookup_id < ?2 ORDER BY lookup_id"
         }
-        try query(sql) { statement throws(VaultError) in
+        try query(sql, passing: BodyError.self) { statement in
             if let range {
-                try bind { () throws(SQLiteError) in
-                    try statement.bind(1, blob: range.lower)
-                    if let upper = range.upper { try statement.bind(2, blob: upper) }
-                }
+                try statement.bind(1, blob: range.lower)
+                if let upper = range.upper { try statement.bind(2, blob: upper) }
             }
-            while try step(statement) {
-                try body(statement.blob(0), statement.blob(1), statement.blob(2))
+            while try statement.step() {
+                try StorageFailure.passing { () throws(BodyError) in try body(statement.blob(0), statement.blob(1), statement.blob(2)) }
             }
         }
     }
 
     /// Inserts the row, or replaces the one with the same lookup id.
-    func upsert(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(VaultError) {
+    func upsert(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(StorageError) {
         _ = try writeRow("INSERT OR REPLACE INTO vault_items (lookup_id, service_tag, nonce, sealed) VALUES (?, ?, ?, ?)",
                          lookupID: lookupID, serviceTag: serviceTag, nonce: nonce, sealed: sealed)
     }
 
     /// Inserts the row unless one with its lookup id exists; returns whether it inserted.
-    func insertIfAbsent(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(VaultError) -> Bool {
+    func insertIfAbsent(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(StorageError) -> Bool {
         try writeRow("INSERT INTO vault_items (lookup_id, service_tag, nonce, sealed) VALUES (?, ?, ?, ?) ON CONFLICT (lookup_id) DO NOTHING",
                      lookupID: lookupID, serviceTag: serviceTag, nonce: nonce, sealed: sealed) > 0
     }
 
     /// Runs an insert of one item row; returns how many rows it changed.
-    private func writeRow(_ sql: String, lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(VaultError) -> Int {
-        try query(sql) { statement throws(VaultError) in
-            try bind { () throws(SQLiteError) in
-                try statement.bind(1, blob: lookupID)
-                try statement.bind(2, blob: serviceTag)
-                try statement.bind(3, blob: nonce)
-                try statement.bind(4, blob: sealed)
-            }
-            _ = try step(statement)
+    private func writeRow(_ sql: String, lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(StorageError) -> Int {
+        try query(sql) { statement in
+            try statement.bind(1, blob: lookupID)
+            try statement.bind(2, blob: serviceTag)
+            try statement.bind(3, blob: nonce)
+            try statement.bind(4, blob: sealed)
+            _ = try statement.step()
             return connection.changes
         }
     }
 
     /// Deletes one row; returns its service tag and nonce if it existed.
-    func delete(lookupID: [UInt8]) throws(VaultError) -> (serviceTag: [UInt8], nonce: [UInt8])? {
-        try query("DELETE FROM vault_items WHERE lookup_id = ? RETURNING service_tag, nonce") { statement throws(VaultError) in
-            try bind { () throws(SQLiteError) in try statement.bind(1, blob: lookupID) }
-            guard try step(statement) else { return nil }
+    func delete(lookupID: [UInt8]) throws(StorageError) -> (serviceTag: [UInt8], nonce: [UInt8])? {
+        try query("DELETE FROM vault_items WHERE lookup_id = ? RETURNING service_tag, nonce") { statement in
+            try statement.bind(1, blob: lookupID)
+            guard try statement.step() else { return nil }
             let deleted = (Array(statement.blob(0)), Array(statement.blob(1)))
-            while try step(statement) {}
+            while try statement.step() {}
             return deleted
         }
     }
 
     /// Deletes every row with this service tag, or every row, calling `body` with the
     /// identifying columns of each deleted row; returns how many.
-    func deleteAll(
+    func deleteAll<BodyError: Error>(
         serviceTag: [UInt8]?,
-        _ body: (_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) throws(VaultError) -> Void
-    ) throws(VaultError) -> Int {
+        _ body: (_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) throws(BodyError) -> Void
+    ) throws(StorageFailure<BodyError>) -> Int {
         let sql = serviceTag == nil
             ? "DELETE FROM vault_items RETURNING lookup_id, service_tag, nonce"
             : "DELETE FROM vault_items WHERE service_tag = ? RETURNING lookup_id, service_tag, nonce"
-        return try query(sql) { statement throws(VaultError) in
-            if let serviceTag { try bind { () throws(SQLiteError) in try statement.bind(1, blob: serviceTag) } }
+        return try query(sql, passing: BodyError.self) { statement in
+            if let serviceTag { try statement.bind(1, blob: serviceTag) }
             var count = 0
-            while try step(statement) {
-                try body(statement.blob(0), statement.blob(1), statement.blob(2))
+            while try statement.step() {
+                try StorageFailure.passing { () throws(BodyError) in try body(statement.blob(0), statement.blob(1), statement.blob(2)) }
                 count += 1
             }
             return count
@@ -473,87 +469,85 @@ final class VaultDatabase {
     // MARK: Manifest (format 2; see ManifestHash.swift and docs/FORMAT.md)
 
     /// The stored manifest root and its tag; `nil` where a column is NULL (format 1).
-    func readManifestRoot() throws(VaultError) -> (root: [UInt8]?, tag: [UInt8]?) {
-        try query("SELECT manifest_root, manifest_tag FROM vault_header WHERE singleton = 1") { statement throws(VaultError) in
-            guard try step(statement) else { throw .corrupted(reason: "missing header") }
+    func readManifestRoot() throws(StorageError) -> (root: [UInt8]?, tag: [UInt8]?) {
+        try query("SELECT manifest_root, manifest_tag FROM vault_header WHERE singleton = 1") { statement in
+            guard try statement.step() else { throw StorageError.corrupted(reason: "missing header") }
             return (statement.isNull(0) ? nil : Array(statement.blob(0)), statement.isNull(1) ? nil : Array(statement.blob(1)))
         }
     }
 
     /// Stores the root, its tag and the generation the tag covers, in the caller's transaction.
-    func writeManifestRoot(_ root: ManifestDigest, tag: ManifestDigest, generation: UInt64) throws(VaultError) {
-        try query("UPDATE vault_header SET manifest_root = ?, manifest_tag = ? WHERE singleton = 1") { statement throws(VaultError) in
-            try bind { () throws(SQLiteError) in
-                try statement.bind(1, blob: root.bytes)
-                try statement.bind(2, blob: tag.bytes)
-            }
-            _ = try step(statement)
+    func writeManifestRoot(_ root: ManifestDigest, tag: ManifestDigest, generation: UInt64) throws(StorageError) {
+        try query("UPDATE vault_header SET manifest_root = ?, manifest_tag = ? WHERE singleton = 1") { statement in
+            try statement.bind(1, blob: root.bytes)
+            try statement.bind(2, blob: tag.bytes)
+            _ = try statement.step()
         }
-        try query("UPDATE vault_generation SET generation = ? WHERE singleton = 1") { statement throws(VaultError) in
-            try bind { () throws(SQLiteError) in try statement.bind(1, int64: Int64(bitPattern: generation)) }
-            _ = try step(statement)
+        try query("UPDATE vault_generation SET generation = ? WHERE singleton = 1") { statement in
+            try statement.bind(1, int64: Int64(bitPattern: generation))
+            _ = try statement.step()
         }
     }
 
     /// The write counter (format 3).
-    func readGeneration() throws(VaultError) -> UInt64 {
-        try query("SELECT generation FROM vault_generation WHERE singleton = 1") { statement throws(VaultError) in
-            guard try step(statement) else { throw .tampered(reason: "the vault's generation is missing") }
+    func readGeneration() throws(StorageError) -> UInt64 {
+        try query("SELECT generation FROM vault_generation WHERE singleton = 1") { statement in
+            guard try statement.step() else { throw StorageError.generationMissing }
             let value = statement.int64(0)
-            guard value >= 0 else { throw .tampered(reason: "invalid vault generation") }
+            guard value >= 0 else { throw StorageError.generationInvalid }
             return UInt64(value)
         }
     }
 
     /// Adds format 3's generation table, counting from `generation` (format upgrade).
-    func addGenerationTable(startingAt generation: UInt64) throws(VaultError) {
+    func addGenerationTable(startingAt generation: UInt64) throws(StorageError) {
         try run(Self.generationTable)
         try run("INSERT INTO vault_generation (singleton, generation) VALUES (1, \(generation))")
     }
 
     /// One bucket's stored digest as raw bytes, or `nil` when it has no row (empty bucket).
-    func manifestDigest(bucket: Int) throws(VaultError) -> [UInt8]? {
-        try query("SELECT digest FROM vault_manifest WHERE bucket = ?") { statement throws(VaultError) in
-            try bind { () throws(SQLiteError) in try statement.bind(1, int64: Int64(bucket)) }
-            guard try step(statement) else { return nil }
+    func manifestDigest(bucket: Int) throws(StorageError) -> [UInt8]? {
+        try query("SELECT digest FROM vault_manifest WHERE bucket = ?") { statement in
+            try statement.bind(1, int64: Int64(bucket))
+            guard try statement.step() else { return nil }
             return Array(statement.blob(0))
         }
     }
 
     /// Stores a bucket's digest; an all-zero digest (an empty bucket) is stored as no row.
-    func setManifestDigest(bucket: Int, _ digest: ManifestDigest) throws(VaultError) {
+    func setManifestDigest(bucket: Int, _ digest: ManifestDigest) throws(StorageError) {
         let sql = digest.isZero
             ? "DELETE FROM vault_manifest WHERE bucket = ?"
             : "INSERT OR REPLACE INTO vault_manifest (bucket, digest) VALUES (?, ?)"
-        try query(sql) { statement throws(VaultError) in
-            try bind { () throws(SQLiteError) in
-                try statement.bind(1, int64: Int64(bucket))
-                if !digest.isZero { try statement.bind(2, blob: digest.bytes) }
-            }
-            _ = try step(statement)
+        try query(sql) { statement in
+            try statement.bind(1, int64: Int64(bucket))
+            if !digest.isZero { try statement.bind(2, blob: digest.bytes) }
+            _ = try statement.step()
         }
     }
 
     /// Calls `body` for every stored bucket digest.
-    func forEachManifestBucket(_ body: (_ bucket: Int64, _ digest: UnsafeRawBufferPointer) throws(VaultError) -> Void) throws(VaultError) {
-        try query("SELECT bucket, digest FROM vault_manifest") { statement throws(VaultError) in
-            while try step(statement) { try body(statement.int64(0), statement.blob(1)) }
+    func forEachManifestBucket<BodyError: Error>(_ body: (_ bucket: Int64, _ digest: UnsafeRawBufferPointer) throws(BodyError) -> Void) throws(StorageFailure<BodyError>) {
+        try query("SELECT bucket, digest FROM vault_manifest", passing: BodyError.self) { statement in
+            while try statement.step() {
+                try StorageFailure.passing { () throws(BodyError) in try body(statement.int64(0), statement.blob(1)) }
+            }
         }
     }
 
-    func deleteAllManifestBuckets() throws(VaultError) {
+    func deleteAllManifestBuckets() throws(StorageError) {
         try run("DELETE FROM vault_manifest")
     }
 
     /// Turns a format-1 file into format 2's schema (the caller fills the manifest in,
     /// in the same transaction).
-    func addManifestSchema() throws(VaultError) {
+    func addManifestSchema() throws(StorageError) {
         try run("ALTER TABLE vault_header ADD COLUMN manifest_root BLOB")
         try run("ALTER TABLE vault_header ADD COLUMN manifest_tag BLOB")
         try run(Self.manifestTable)
     }
 
-    func setFormatVersion(_ version: Int) throws(VaultError) {
+    func setFormatVersion(_ version: Int) throws(StorageError) {
         try run("UPDATE vault_header SET format_version = \(version) WHERE singleton = 1")
         try run("PRAGMA user_version = \(version)")
     }
@@ -565,48 +559,68 @@ final class VaultDatabase {
 
     /// Starts the read snapshot of an open `BEGIN DEFERRED` transaction with the
     /// cheapest read there is, so ``snapshotVersion`` names it.
-    func pinSnapshot() throws(VaultError) {
-        try query("SELECT 1 FROM vault_header WHERE singleton = 1") { statement throws(VaultError) in _ = try step(statement) }
+    func pinSnapshot() throws(StorageError) {
+        try query("SELECT 1 FROM vault_header WHERE singleton = 1") { statement in _ = try statement.step() }
     }
 
     // MARK: Plumbing
 
-    private func run(_ sql: String) throws(VaultError) {
+    private func run(_ sql: String) throws(StorageError) {
+        #if DEBUG
+        BlockingWorkProbe.note(path)
+        #endif
         do { try connection.execute(sql) } catch { throw Self.translate(error, path: path) }
     }
 
-    private func integerPragma(_ pragma: String) throws(VaultError) -> Int64 {
-        try query("PRAGMA \(pragma)") { statement throws(VaultError) in
-            guard try step(statement) else { throw .corrupted(reason: "empty pragma result") }
+    private func integerPragma(_ pragma: String) throws(StorageError) -> Int64 {
+        try query("PRAGMA \(pragma)") { statement in
+            guard try statement.step() else { throw StorageError.corrupted(reason: "empty pragma result") }
             return statement.int64(0)
         }
     }
 
-    private func textPragma(_ pragma: String) throws(VaultError) -> String? {
-        try query("PRAGMA \(pragma)") { statement throws(VaultError) in
-            guard try step(statement) else { return nil }
+    private func textPragma(_ pragma: String) throws(StorageError) -> String? {
+        try query("PRAGMA \(pragma)") { statement in
+            guard try statement.step() else { return nil }
             return statement.text(0)
         }
     }
 
-    private func query<Result>(_ sql: String, _ body: (SQLiteStatement) throws(VaultError) -> Result) throws(VaultError) -> Result {
+    /// Runs one statement; `body` may throw ``SQLiteError`` and ``StorageError`` only.
+    private func query<Result>(_ sql: String, _ body: (SQLiteStatement) throws -> Result) throws(StorageError) -> Result {
+        #if DEBUG
+        BlockingWorkProbe.note(path)
+        #endif
         do {
-            return try connection.withStatement(sql) { statement in try body(statement) }
-        } catch let error as VaultError {
-            throw error
-        } catch let error as SQLiteError {
-            throw Self.translate(error, path: path)
+            return try connection.withStatement(sql, body)
         } catch {
-            throw .corrupted(reason: "unexpected storage error")
+            throw storageError(error)
         }
     }
 
-    private func step(_ statement: SQLiteStatement) throws(VaultError) -> Bool {
-        do { return try statement.step() } catch { throw Self.translate(error, path: path) }
+    /// Runs one statement whose `body` also calls the engine's closure, through
+    /// ``StorageFailure/passing(_:)``: that closure's error comes back unchanged.
+    private func query<Result, BodyError: Error>(
+        _ sql: String, passing: BodyError.Type, _ body: (SQLiteStatement) throws -> Result
+    ) throws(StorageFailure<BodyError>) -> Result {
+        #if DEBUG
+        BlockingWorkProbe.note(path)
+        #endif
+        do {
+            return try connection.withStatement(sql, body)
+        } catch let failure as StorageFailure<BodyError> {
+            throw failure
+        } catch {
+            throw .storage(storageError(error))
+        }
     }
 
-    private func bind(_ body: () throws(SQLiteError) -> Void) throws(VaultError) {
-        do { try body() } catch { throw Self.translate(error, path: path) }
+    private func storageError(_ error: any Error) -> StorageError {
+        switch error {
+        case let error as StorageError: error
+        case let error as SQLiteError: Self.translate(error, path: path)
+        default: .corrupted(reason: "unexpected storage error")
+        }
     }
 
     /// Whether `ulimit -f` limits the size of files this process writes. SQLite reports
@@ -623,13 +637,13 @@ final class VaultDatabase {
         return getrlimit(resource, &limit) == 0 && limit.rlim_cur != infinity
     }
 
-    /// The boundary where SQLite's result codes become ``VaultError``s.
-    static func translate(_ error: SQLiteError, path: String) -> VaultError {
+    /// The boundary where SQLite's result codes become ``StorageError``s.
+    static func translate(_ error: SQLiteError, path: String) -> StorageError {
         switch error.primaryCode {
         case SQLITE_BUSY, SQLITE_LOCKED:
-            return .busy(path: path)
+            return .busy(location: path)
         case SQLITE_NOTADB:
-            return .notAVault(path: path)
+            return .notAVault(location: path)
         case SQLITE_CORRUPT, SQLITE_FORMAT, SQLITE_MISMATCH, SQLITE_CONSTRAINT, SQLITE_SCHEMA, SQLITE_ERROR, SQLITE_RANGE:
             return .corrupted(reason: error.message)
         case SQLITE_NOMEM:

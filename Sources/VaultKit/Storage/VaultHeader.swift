@@ -31,7 +31,7 @@ struct VaultHeader: Sendable {
 
     /// Checks lengths and bounds of values read from disk, so a damaged header is
     /// reported as such instead of reaching libsodium.
-    func validated() throws(VaultError) -> VaultHeader {
+    func validated() throws(StorageError) -> VaultHeader {
         guard vaultID.count == Self.vaultIDByteCount,
               masterKeyNonce.count == SecretBox.nonceByteCount,
               wrappedMasterKey.count == SecretBox.tagByteCount + SecretBox.keyByteCount,

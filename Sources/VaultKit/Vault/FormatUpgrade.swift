@@ -13,35 +13,35 @@
 /// upgraded file can never again be read as an older format.
 enum FormatUpgrade {
     /// Upgrades the vault to ``VaultHeader/currentFormatVersion``; returns its new header.
-    static func run(_ database: VaultDatabase, keys: KeyHierarchy, keyEncryptionKey: SecureBuffer, upgradingFormatOne: Bool) throws(VaultError) -> VaultHeader {
-        try database.writeTransaction { () throws(VaultError) -> VaultHeader in
-            var header = try database.readHeader()
+    static func run(_ store: VaultStore, keys: KeyHierarchy, keyEncryptionKey: SecureBuffer, upgradingFormatOne: Bool) throws(VaultError) -> VaultHeader {
+        try store.writeTransaction { () throws(VaultError) -> VaultHeader in
+            var header = try store.readHeader()
             guard header.formatVersion < VaultHeader.currentFormatVersion else { return header }  // another process upgraded it
             guard header.masterKeyCheck == keys.keyCheck else { throw .keyChanged }
-            try database.checkSchema(formatVersion: header.formatVersion)
+            try store.checkSchema(formatVersion: header.formatVersion)
             switch header.formatVersion {
             case 1:
                 guard upgradingFormatOne else { throw .formatUpgradeRequired(version: 1) }
-                try database.addManifestSchema()
+                try store.addManifestSchema()
             default:
-                try verifyFormatTwoManifest(database, keys: keys)
+                try verifyFormatTwoManifest(store, keys: keys)
             }
             let (nonce, wrapped) = UnlockedVault.wrap(masterKey: keys.masterKey, with: keyEncryptionKey)
             header.formatVersion = VaultHeader.currentFormatVersion
             header.masterKeyNonce = nonce
             header.wrappedMasterKey = wrapped
-            try database.updateKeyWrapping(header)
-            try database.setFormatVersion(header.formatVersion)
-            try database.addGenerationTable(startingAt: 1)
-            try UnlockedVault.rebuildManifest(database: database, keys: keys, header: header, generation: 1)
+            try store.updateKeyWrapping(header)
+            try store.setFormatVersion(header.formatVersion)
+            try store.addGenerationTable(startingAt: 1)
+            try UnlockedVault.rebuildManifest(store: store, keys: keys, header: header, generation: 1)
             return header
         }
     }
 
     /// Checks a format-2 manifest whole: the root's tag `H(0x05 || root)`, the stored
     /// buckets against the root, and the rows against the buckets, all combined with XOR.
-    private static func verifyFormatTwoManifest(_ database: VaultDatabase, keys: KeyHierarchy) throws(VaultError) {
-        let (rootBytes, tagBytes) = try database.readManifestRoot()
+    private static func verifyFormatTwoManifest(_ store: VaultStore, keys: KeyHierarchy) throws(VaultError) {
+        let (rootBytes, tagBytes) = try store.readManifestRoot()
         guard let rootBytes, let tagBytes,
               let root = rootBytes.withUnsafeBytes({ ManifestDigest(bytes: $0) }),
               let tag = tagBytes.withUnsafeBytes({ ManifestDigest(bytes: $0) }),
@@ -49,7 +49,7 @@ enum FormatUpgrade {
         else { throw .tampered(reason: "manifest root failed authentication") }
         var stored = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
         var storedRoot = ManifestDigest.zero
-        try database.forEachManifestBucket { (bucket, bytes) throws(VaultError) in
+        try store.forEachManifestBucket { (bucket, bytes) throws(VaultError) in
             guard (0..<Int64(Manifest.bucketCount)).contains(bucket), let digest = ManifestDigest(bytes: bytes), !digest.isZero else {
                 throw .tampered(reason: "invalid manifest bucket")
             }
@@ -57,7 +57,7 @@ enum FormatUpgrade {
             storedRoot = storedRoot ^ keys.manifestBucketTerm(bucket: Int(bucket), digest: digest)
         }
         guard storedRoot == root else { throw .tampered(reason: "manifest buckets do not match the manifest root") }
-        let computed = try UnlockedVault.computeDigests(database: database, keys: keys, bucket: nil) { $0 = $0 ^ $1 }
+        let computed = try UnlockedVault.computeDigests(store: store, keys: keys, bucket: nil) { $0 = $0 ^ $1 }
         guard computed == stored else { throw .tampered(reason: "an item was deleted, added or replaced with an older version") }
     }
 }

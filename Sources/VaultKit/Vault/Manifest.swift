@@ -88,7 +88,7 @@ final class ManifestChanges {
 }
 
 /// What this process has verified of the manifest, valid for the snapshot version
-/// `dataVersion` (see ``VaultDatabase/snapshotVersion``). This connection's own writes
+/// `dataVersion` (see ``VaultStorage/snapshotVersion``). This connection's own writes
 /// keep what it verified true, because they update the manifest together with the
 /// rows, so after its own commit the check moves on to the new version; a commit by
 /// any other connection makes it start over.
@@ -190,10 +190,10 @@ extension UnlockedVault {
             let new = old + delta
             if !old.isZero { root -= manifestCheck.bucketTerm(bucket, digest: old, keys: keys) }
             if !new.isZero { root += manifestCheck.bucketTerm(bucket, digest: new, keys: keys) }
-            try database.setManifestDigest(bucket: bucket, new)
+            try store.setManifestDigest(bucket: bucket, new)
         }
         generation += 1
-        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: header, generation: generation), generation: generation)
+        try store.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: header, generation: generation), generation: generation)
         manifestCheck.committing = (generation, root)
     }
 
@@ -201,7 +201,7 @@ extension UnlockedVault {
     /// one generation on: the root is verified under the header stored before.
     func retagManifestRoot(for newHeader: VaultHeader) throws(VaultError) {
         let (root, _, generation) = try verifiedStoredRoot()
-        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: newHeader, generation: generation + 1), generation: generation + 1)
+        try store.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: newHeader, generation: generation + 1), generation: generation + 1)
         manifestCheck.committing = (generation + 1, root)
     }
 
@@ -212,22 +212,22 @@ extension UnlockedVault {
 
     /// The stored root and generation, and the vault id, verified: what a rollback guard compares.
     func verifiedState() throws(VaultError) -> (vaultID: [UInt8], generation: UInt64, root: ManifestDigest) {
-        let (root, header, generation) = try database.readTransaction { () throws(VaultError) in try verifiedStoredRoot() }
+        let (root, header, generation) = try store.readTransaction { () throws(VaultError) in try verifiedStoredRoot() }
         return (header.vaultID, generation, root)
     }
 
     /// Recomputes the whole manifest from the rows under `keys`, tagged with `header` at
     /// `generation` (re-key, format upgrade).
     @discardableResult
-    static func rebuildManifest(database: VaultDatabase, keys: KeyHierarchy, header: VaultHeader, generation: UInt64) throws(VaultError) -> ManifestDigest {
-        let digests = try computeDigests(database: database, keys: keys, bucket: nil)
-        try database.deleteAllManifestBuckets()
+    static func rebuildManifest(store: VaultStore, keys: KeyHierarchy, header: VaultHeader, generation: UInt64) throws(VaultError) -> ManifestDigest {
+        let digests = try computeDigests(store: store, keys: keys, bucket: nil)
+        try store.deleteAllManifestBuckets()
         var root = ManifestDigest.zero
         for (bucket, digest) in digests.enumerated() where !digest.isZero {
             root += keys.manifestBucketTerm(bucket: bucket, digest: digest)
-            try database.setManifestDigest(bucket: bucket, digest)
+            try store.setManifestDigest(bucket: bucket, digest)
         }
-        try database.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: header, generation: generation), generation: generation)
+        try store.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: header, generation: generation), generation: generation)
         return root
     }
 
@@ -247,14 +247,14 @@ extension UnlockedVault {
     ///   another process re-keyed the vault (see ``verifyManifestFollowingRekey(bucket:force:)``).
     func ensureManifestVerified(bucket: Int?, force: Bool = false) throws(VaultError) {
         // Everything below is checked in one snapshot (a write transaction's, if in one).
-        try database.readTransaction { () throws(VaultError) in
+        try store.readTransaction { () throws(VaultError) in
             if force || !manifestCheck.holdsWriteLock {
-                try database.pinSnapshot()
-                let version = database.snapshotVersion
+                try store.pinSnapshot()
+                let version = store.snapshotVersion
                 if force || version != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: version) }
             }
             if manifestCheck.covers(bucket: bucket) { return }
-            let computed = try Self.computeDigests(database: database, keys: keys, bucket: bucket)
+            let computed = try Self.computeDigests(store: store, keys: keys, bucket: bucket)
             let pending = manifestChanges
             if let bucket, manifestCheck.rootVerified {
                 // The root was verified in this same data version: one bucket row will do.
@@ -291,7 +291,7 @@ extension UnlockedVault {
         let (root, _, _) = try verifiedStoredRoot()
         var digests = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
         var computedRoot = ManifestDigest.zero
-        try database.forEachManifestBucket { (bucket, bytes) throws(VaultError) in
+        try store.forEachManifestBucket { (bucket, bytes) throws(VaultError) in
             guard (0..<Int64(Manifest.bucketCount)).contains(bucket), let digest = ManifestDigest(bytes: bytes), !digest.isZero else {
                 throw .tampered(reason: "invalid manifest bucket")
             }
@@ -305,15 +305,15 @@ extension UnlockedVault {
     /// The header's manifest root, after checking its tag over the header and generation
     /// as stored now; also that header and generation.
     private func verifiedStoredRoot() throws(VaultError) -> (root: ManifestDigest, header: VaultHeader, generation: UInt64) {
-        let header = try database.readHeader()
+        let header = try store.readHeader()
         guard header.formatVersion == VaultHeader.currentFormatVersion else {
             throw .tampered(reason: "the vault's format version changed while it was open")
         }
-        let (rootBytes, tagBytes) = try database.readManifestRoot()
+        let (rootBytes, tagBytes) = try store.readManifestRoot()
         guard let rootBytes, let tagBytes else { throw .tampered(reason: "manifest root is missing") }
         let root = rootBytes.withUnsafeBytes { ManifestDigest(bytes: $0) }
         guard let root, tagBytes.count == 32 else { throw .tampered(reason: "invalid manifest root") }
-        let generation = try database.readGeneration()
+        let generation = try store.readGeneration()
         let valid = keys.manifestRootTag(root, header: header, generation: generation).withLittleEndianBytes { expected in
             tagBytes.withUnsafeBytes { Sodium.constantTimeEqual(expected, $0) }
         }
@@ -322,7 +322,7 @@ extension UnlockedVault {
     }
 
     private func storedDigest(bucket: Int) throws(VaultError) -> ManifestDigest {
-        guard let bytes = try database.manifestDigest(bucket: bucket) else { return .zero }
+        guard let bytes = try store.manifestDigest(bucket: bucket) else { return .zero }
         guard let digest = bytes.withUnsafeBytes({ ManifestDigest(bytes: $0) }) else {
             throw .tampered(reason: "invalid manifest bucket")
         }
@@ -336,14 +336,14 @@ extension UnlockedVault {
     /// its primary key, or pages edited by hand) shows as one not greater than the one
     /// before, and is refused: the sum would count both, but a read by key finds one.
     static func computeDigests(
-        database: VaultDatabase, keys: KeyHierarchy, bucket: Int?,
+        store: VaultStore, keys: KeyHierarchy, bucket: Int?,
         combine: (inout ManifestDigest, ManifestDigest) -> Void = { $0 += $1 }
     ) throws(VaultError) -> [ManifestDigest] {
         let bounds = bucket.map { Manifest.bounds(of: $0) }
         var digests = [ManifestDigest](repeating: .zero, count: bucket == nil ? Manifest.bucketCount : 1)
         var previous = [UInt8](repeating: 0, count: 32)
         var isFirst = true
-        try database.forEachRowIdentity(in: bounds) { (lookupID, serviceTag, nonce) throws(VaultError) in
+        try store.forEachRowIdentity(in: bounds) { (lookupID, serviceTag, nonce) throws(VaultError) in
             guard Manifest.isRowIdentity(lookupID.count, serviceTag.count, nonce.count) else { throw Manifest.badRow }
             let ascending = previous.withUnsafeBytes { memcmp($0.baseAddress!, lookupID.baseAddress!, 32) < 0 }
             guard isFirst || ascending else { throw .tampered(reason: "an item row is stored twice") }

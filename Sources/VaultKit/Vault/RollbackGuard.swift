@@ -81,10 +81,18 @@ final class RollbackGuardFile: @unchecked Sendable {
 
     /// Compares the vault's state with the record, then records the state if it is newer.
     ///
+    /// The state is read by `readState` while this holds the record's lock: another
+    /// process commits, then records under the same lock, so a state read before taking
+    /// it could be older than the record without any rollback (two `vault set`s at once).
+    ///
     /// - Parameter accepting: record the vault's state even if it is older (a backup
     ///   restored on purpose).
-    func check(generation: UInt64, root: ManifestDigest, keys: KeyHierarchy, vaultPath: String, accepting: Bool) throws(VaultError) {
+    func check(
+        keys: KeyHierarchy, vaultPath: String, accepting: Bool,
+        state readState: () throws(VaultError) -> (generation: UInt64, root: ManifestDigest)
+    ) throws(VaultError) {
         try withLock { () throws(VaultError) in
+            let (generation, root) = try readState()
             if let seen = read(keys: keys), !accepting {
                 if seen.generation > generation || (seen.generation == generation && seen.root != root) {
                     throw .rolledBack(path: vaultPath, seenGeneration: seen.generation, fileGeneration: generation)

@@ -1,9 +1,9 @@
 import Foundation
 
-/// An open database together with the keys that unlock it: the state behind a
+/// An open vault storage together with the keys that unlock it: the state behind a
 /// ``Vault``'s mutex. All item logic lives here so ``Vault`` and ``VaultBatch`` share it.
 struct UnlockedVault {
-    let database: VaultDatabase
+    let store: VaultStore
     var keys: KeyHierarchy
     /// Kept (locked in memory) so a re-key by another process can be followed and
     /// ``Vault/rekey()`` needs no passphrase.
@@ -52,8 +52,8 @@ struct UnlockedVault {
     /// - Returns: whether the keys changed.
     @discardableResult
     mutating func refreshKeysIfRekeyed() throws(VaultError) -> Bool {
-        guard try database.readMasterKeyCheck() != keys.keyCheck else { return false }
-        let newHeader = try database.readHeader()
+        guard try store.readMasterKeyCheck() != keys.keyCheck else { return false }
+        let newHeader = try store.readHeader()
         guard let masterKey = Self.unwrapMasterKey(newHeader, with: keyEncryptionKey) else { throw .keyChanged }
         let newKeys = KeyHierarchy(masterKey: masterKey)
         guard newKeys.keyCheck == newHeader.masterKeyCheck else { throw .tampered(reason: "master key check does not match") }
@@ -75,18 +75,18 @@ struct UnlockedVault {
         }
         var versionBefore: Int64 = -1
         manifestCheck.committing = nil
-        let result = try database.writeTransaction { () throws(VaultError) in
+        let result = try store.writeTransaction { () throws(VaultError) in
             try refreshKeysIfRekeyed()
             // What other connections committed before this lock was taken, checked once:
             // refreshKeysIfRekeyed's read started this transaction's snapshot.
-            versionBefore = database.snapshotVersion
+            versionBefore = store.snapshotVersion
             if versionBefore != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: versionBefore) }
             manifestCheck.holdsWriteLock = true
             let result = try body(self)
             try applyManifestChanges()
             return result
         }
-        manifestCheck.ownCommit(from: versionBefore, to: database.snapshotVersion)
+        manifestCheck.ownCommit(from: versionBefore, to: store.snapshotVersion)
         recordCommit()
         return result
     }
@@ -138,8 +138,8 @@ struct UnlockedVault {
         return (item, plaintext, secretRange)
     }
 
-    /// Opens the record of a row read by ``VaultDatabase/forEachRow(serviceTag:_:)``.
-    func openRecord(_ row: VaultDatabase.Row) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
+    /// Opens the record of a row read by ``VaultStorage/forEachRow(serviceTag:_:)``.
+    func openRecord(_ row: StoredRow) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
         let result = row.nonce.withUnsafeBytes { nonce in
             row.sealed.withUnsafeBytes { sealed in
                 Result { () throws(VaultError) in try openRecord(lookupID: row.lookupID, expected: nil, nonce: nonce, sealed: sealed) }
@@ -172,7 +172,7 @@ struct UnlockedVault {
                     lookup = try readRow(lookupID, service: service, account: account, onlyIfVerified: true, body)
                 }
                 if case .unverified = lookup {
-                    lookup = try database.readTransaction { () throws(VaultError) in
+                    lookup = try store.readTransaction { () throws(VaultError) in
                         try ensureManifestVerified(bucket: bucket)
                         return try readRow(lookupID, service: service, account: account, onlyIfVerified: false, body)
                     }
@@ -199,14 +199,14 @@ struct UnlockedVault {
         _ lookupID: [UInt8], service: String, account: String, onlyIfVerified: Bool,
         _ body: (VaultItem, SecureBuffer, Range<Int>) throws(VaultError) -> Result
     ) throws(VaultError) -> Lookup<Result> {
-        let found = try database.withSealedItem(lookupID: lookupID) { (_, nonce, sealed) throws(VaultError) -> Lookup<Result> in
-            if onlyIfVerified, database.snapshotVersion != manifestCheck.dataVersion { return .unverified }
+        let found = try store.withSealedItem(lookupID: lookupID) { (_, nonce, sealed) throws(VaultError) -> Lookup<Result> in
+            if onlyIfVerified, store.snapshotVersion != manifestCheck.dataVersion { return .unverified }
             let (item, plaintext, range) = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed)
             return .found(try body(item, plaintext, range))
         }
         if let found { return found }
         // No row: the statement has finished, and the version still names its snapshot.
-        return onlyIfVerified && database.snapshotVersion != manifestCheck.dataVersion ? .unverified : .missing
+        return onlyIfVerified && store.snapshotVersion != manifestCheck.dataVersion ? .unverified : .missing
     }
 
     /// Attributes of every item, or every item of one service, sorted by service then account.
@@ -218,8 +218,8 @@ struct UnlockedVault {
         try verifyManifestFollowingRekey(bucket: nil)
         let tag = service.map { keys.serviceTag(service: $0) }
         var items: [VaultItem] = []
-        try database.readTransaction { () throws(VaultError) in
-            try database.forEachRow(serviceTag: tag) { (row) throws(VaultError) in
+        try store.readTransaction { () throws(VaultError) in
+            try store.forEachRow(serviceTag: tag) { (row) throws(VaultError) in
                 let (item, _, _) = try openRecord(row)
                 guard keys.isServiceTag(row.serviceTag, service: item.service) else {
                     throw .tampered(reason: "item record does not belong to its service")
@@ -264,7 +264,7 @@ struct UnlockedVault {
             if mode == .add { throw .duplicateItem }
         }
         // The replaced row's identity, to take its term out of the manifest.
-        let existing = try database.withSealedItem(lookupID: lookupID) { (storedTag, nonce, sealed) throws(VaultError) in
+        let existing = try store.withSealedItem(lookupID: lookupID) { (storedTag, nonce, sealed) throws(VaultError) in
             let item = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed).0
             return (item: item, serviceTag: Array(storedTag), nonce: Array(nonce))
         }
@@ -280,7 +280,7 @@ struct UnlockedVault {
             created: existing?.item.created ?? now, modified: now
         )
         let sealed = seal(item, secret: secret, lookupID: lookupID, serviceTag: serviceTag)
-        try store(sealed)
+        try upsert(sealed)
         // Recorded only once the row is replaced: a batch may catch an error and go on.
         if let existing {
             try recordManifestRemoval(lookupID: lookupID, serviceTag: existing.serviceTag, nonce: existing.nonce)
@@ -321,14 +321,14 @@ struct UnlockedVault {
     /// Inserts the row of a sealed item unless its lookup id exists; returns whether it did.
     func insertIfAbsent(_ item: SealedItem) throws(VaultError) -> Bool {
         try item.nonce.withUnsafeBytes { (nonce) throws(VaultError) in
-            try database.insertIfAbsent(lookupID: item.lookupID, serviceTag: item.serviceTag, nonce: nonce, sealed: item.sealed)
+            try store.insertIfAbsent(lookupID: item.lookupID, serviceTag: item.serviceTag, nonce: nonce, sealed: item.sealed)
         }
     }
 
     /// Inserts or replaces the row of a sealed item.
-    func store(_ item: SealedItem) throws(VaultError) {
+    func upsert(_ item: SealedItem) throws(VaultError) {
         try item.nonce.withUnsafeBytes { (nonce) throws(VaultError) in
-            try database.upsert(lookupID: item.lookupID, serviceTag: item.serviceTag, nonce: nonce, sealed: item.sealed)
+            try store.upsert(lookupID: item.lookupID, serviceTag: item.serviceTag, nonce: nonce, sealed: item.sealed)
         }
     }
 
@@ -336,7 +336,7 @@ struct UnlockedVault {
         try Self.validate(service: service, account: account)
         let lookupID = keys.lookupID(service: service, account: account)
         try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
-        guard let deleted = try database.delete(lookupID: lookupID) else { return false }
+        guard let deleted = try store.delete(lookupID: lookupID) else { return false }
         try recordManifestRemoval(lookupID: lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
         return true
     }
@@ -344,7 +344,7 @@ struct UnlockedVault {
     func deleteAll(service: String) throws(VaultError) -> Int {
         try Self.validate(service: service)
         try ensureManifestVerified(bucket: nil)
-        return try database.deleteAll(serviceTag: keys.serviceTag(service: service)) { (lookupID, serviceTag, nonce) throws(VaultError) in
+        return try store.deleteAll(serviceTag: keys.serviceTag(service: service)) { (lookupID, serviceTag, nonce) throws(VaultError) in
             try recordManifestRemoval(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
         }
     }

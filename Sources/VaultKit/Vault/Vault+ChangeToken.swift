@@ -16,7 +16,7 @@ extension Vault {
     /// - Throws: ``VaultError/closed``, ``VaultError/busy(path:)``, ``VaultError/io(path:errno:)``.
     public func changeToken() throws(VaultError) -> VaultChangeToken {
         try withUnlocked { (vault) throws(VaultError) in
-            let (root, tag) = try vault.database.readManifestRoot()
+            let (root, tag) = try vault.store.readManifestRoot()
             return VaultChangeToken(root: root, tag: tag)
         }
     }

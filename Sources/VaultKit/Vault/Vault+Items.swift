@@ -102,28 +102,32 @@ extension Vault {
     ///
     /// `body` runs while this vault is locked: a call to the same `Vault` from inside it
     /// throws ``VaultError/reentrantCall`` (use the batch), and the batch itself throws
-    /// ``VaultError/batchEnded`` if used after `body` returns. If `body` throws, nothing is
-    /// written and the error is rethrown.
-    public func batch(_ body: (VaultBatch) throws -> Void) throws {
+    /// ``VaultError/batchEnded`` if used after `body` returns.
+    ///
+    /// - Returns: what `body` returns, once the transaction has committed.
+    /// - Throws: whatever `body` throws, unchanged (your own error type comes back as
+    ///   itself), after rolling back: nothing is written. Otherwise a ``VaultError``
+    ///   for the batch's own failures, such as ``VaultError/busy(path:)``.
+    public func batch<Result: Sendable>(_ body: (VaultBatch) throws -> Result) throws -> Result {
         var bodyError: (any Error)?
         do {
-            try withUnlocked { (vault) throws(VaultError) in
+            return try withUnlocked { (vault) throws(VaultError) in
                 try vault.writeTransaction { (vault) throws(VaultError) in
                     let scope = BatchScope()
                     defer { scope.close() }
                     do {
-                        try body(VaultBatch(vault: vault, scope: scope))
-                    } catch let error as VaultError {
-                        throw error
+                        return try body(VaultBatch(vault: vault, scope: scope))
                     } catch {
-                        // Any throw rolls the transaction back; the caller's own error is rethrown below.
+                        // The transaction rolls back on a VaultError; the signal never
+                        // leaves this function, the caller's own error does.
                         bodyError = error
-                        throw VaultError.invalidArgument("batch aborted")
+                        throw VaultError.invalidArgument("batch rolled back")
                     }
                 }
             }
         } catch {
-            throw bodyError ?? error
+            if let bodyError { throw bodyError }
+            throw error
         }
     }
 
@@ -171,26 +175,49 @@ extension Vault {
         }
     }
 
-    /// The attributes and the secret of one item, from one read of one record, so they
-    /// always belong together even while other processes write.
+    /// The item and its secret, from one read of one record, or `nil` when there is no
+    /// such item: the one read that returns `nil` rather than throwing
+    /// ``VaultError/itemNotFound``. Every other failure is thrown.
     ///
-    /// - Throws: ``VaultError/itemNotFound``; ``VaultError/tampered(reason:)``.
-    public func itemWithSecret(service: String, account: String) throws(VaultError) -> (item: VaultItem, secret: SecretBytes) {
-        try withUnlocked { (vault) throws(VaultError) in
-            try vault.read(service: service, account: account) { (item, plaintext, range) throws(VaultError) in
-                (item, SecretBytes(record: plaintext, range: range))
+    /// ```swift
+    /// guard let entry = try vault.entry(service: "api.example.com", account: "alice") else { return signIn() }
+    /// let token = try entry.string()
+    /// ```
+    ///
+    /// - Throws: ``VaultError/tampered(reason:)`` and the other errors of ``secret(service:account:)``,
+    ///   except ``VaultError/itemNotFound``.
+    public func entry(service: String, account: String) throws(VaultError) -> VaultEntry? {
+        try nilIfMissing { () throws(VaultError) in
+            try withUnlocked { (vault) throws(VaultError) in
+                try vault.read(service: service, account: account) { (item, plaintext, range) throws(VaultError) in
+                    VaultEntry(item: item, secret: SecretBytes(record: plaintext, range: range))
+                }
             }
         }
     }
 
+    /// `read`'s result, or `nil` for ``VaultError/itemNotFound``.
+    private func nilIfMissing<Result>(_ read: () throws(VaultError) -> Result) throws(VaultError) -> Result? {
+        do {
+            return try read()
+        } catch .itemNotFound {
+            return nil
+        }
+    }
+
+    /// The attributes and the secret of one item as a tuple.
+    ///
+    /// - Throws: ``VaultError/itemNotFound``; ``VaultError/tampered(reason:)``.
+    @available(*, deprecated, message: "use entry(service:account:), which returns a VaultEntry, or nil when the item is missing")
+    public func itemWithSecret(service: String, account: String) throws(VaultError) -> (item: VaultItem, secret: SecretBytes) {
+        guard let entry = try entry(service: service, account: account) else { throw .itemNotFound }
+        return (entry.item, entry.secret)
+    }
+
     /// Whether an item exists for (`service`, `account`).
     public func contains(service: String, account: String) throws(VaultError) -> Bool {
-        do {
-            _ = try item(service: service, account: account)
-            return true
-        } catch VaultError.itemNotFound {
-            return false
-        }
+        // The attributes only: the secret is not copied out to answer a yes or no.
+        try nilIfMissing { () throws(VaultError) in try item(service: service, account: account) } != nil
     }
 
     /// The attributes (never the secrets) of all items, or of one service's items,
@@ -231,7 +258,11 @@ extension Vault {
         if FileSystem.size(of: path) != nil { throw .vaultAlreadyExists(path: path) }
         let temporary = try FileSystem.createTemporaryFile(besides: path)
         do {
-            try withUnlocked { (vault) throws(VaultError) in try vault.database.backup(into: temporary) }
+            try withUnlocked { (vault) throws(VaultError) in
+                // A file-only concern, outside the storage seam: only a vault file has one.
+                guard let file = vault.store.storage as? VaultDatabase else { throw .invalidArgument("only a vault file can be backed up") }
+                try VaultStore.converting { () throws(StorageError) in try file.backup(into: temporary) }
+            }
             try FileSystem.publish(temporary, at: path)
         } catch {
             FileSystem.removeDatabaseFiles(temporary)
@@ -239,12 +270,13 @@ extension Vault {
         }
         // The copy, opened with this vault's keys, must verify as a whole.
         return try withUnlocked { (vault) throws(VaultError) in
+            let file = try VaultStore.converting { () throws(StorageError) in try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: 5_000) }
             var copy = UnlockedVault(
-                database: try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: 5_000),
+                store: VaultStore(file),
                 keys: vault.keys, keyEncryptionKey: vault.keyEncryptionKey, header: vault.header
             )
-            try copy.database.checkSchema(formatVersion: VaultHeader.currentFormatVersion)
-            guard try copy.database.readMasterKeyCheck() == vault.keys.keyCheck else { throw .keyChanged }
+            try copy.store.checkSchema(formatVersion: VaultHeader.currentFormatVersion)
+            guard try copy.store.readMasterKeyCheck() == vault.keys.keyCheck else { throw .keyChanged }
             try copy.ensureManifestVerified(bucket: nil, force: true)
             return try copy.list(service: nil).count
         }

@@ -26,6 +26,8 @@ public final class Vault: Sendable {
     /// `nil` once closed. One connection per `Vault`, serialised by the mutex: SQLite
     /// point queries take microseconds, so a pool would add nothing but contention.
     private let state: Mutex<UnlockedVault?>
+    /// Where this vault's async calls run their blocking work (see `Vault+Async.swift`).
+    let queue = DispatchQueue(label: "VaultKit.Vault")
     /// The thread inside ``withUnlocked(_:)`` (0 for none), so a call made from inside a
     /// ``batch(_:)`` closure fails fast with ``VaultError/reentrantCall`` instead of
     /// waiting forever for the lock its own thread holds.
@@ -65,6 +67,9 @@ public final class Vault: Sendable {
         try FileSystem.createParentDirectories(of: path)
         try FileSystem.checkDirectory(of: path)
         try refuseExisting(path)
+        #if DEBUG
+        BlockingWorkProbe.note(path)
+        #endif
         let keyEncryptionKey = try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: kdf)
         return try create(at: path, keySource: .passphrase(salt: salt, parameters: kdf), keyEncryptionKey: keyEncryptionKey, busyTimeout: busyTimeout)
     }
@@ -88,6 +93,23 @@ public final class Vault: Sendable {
 
     private static func create(at path: String, keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer, busyTimeout: Duration) throws(VaultError) -> Vault {
         try refuseExisting(path)
+        let (keys, header) = newKeys(keySource: keySource, keyEncryptionKey: keyEncryptionKey)
+        let temporary = try FileSystem.createTemporaryFile(besides: path)
+        do {
+            try VaultStore.converting { () throws(StorageError) in
+                try VaultDatabase.initialize(fileAt: temporary, header: header, manifestTag: keys.manifestRootTag(.zero, header: header, generation: 0))
+            }
+            try FileSystem.publish(temporary, at: path)
+        } catch {
+            FileSystem.removeDatabaseFiles(temporary)
+            throw error
+        }
+        let database = try openDatabase(path, busyTimeout: busyTimeout)
+        return Vault(path: path, unlocked: UnlockedVault(store: VaultStore(database), keys: keys, keyEncryptionKey: keyEncryptionKey, header: header))
+    }
+
+    /// A new random master key, and the header that wraps it under `keyEncryptionKey`.
+    private static func newKeys(keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer) -> (KeyHierarchy, VaultHeader) {
         let masterKey = KeyHierarchy.randomMasterKey()
         let keys = KeyHierarchy(masterKey: masterKey)
         let (nonce, wrapped) = UnlockedVault.wrap(masterKey: masterKey, with: keyEncryptionKey)
@@ -97,16 +119,31 @@ public final class Vault: Sendable {
             keySource: keySource,
             masterKeyNonce: nonce, wrappedMasterKey: wrapped, masterKeyCheck: keys.keyCheck
         )
-        let temporary = try FileSystem.createTemporaryFile(besides: path)
-        do {
-            try VaultDatabase.initialize(fileAt: temporary, header: header, manifestTag: keys.manifestRootTag(.zero, header: header, generation: 0))
-            try FileSystem.publish(temporary, at: path)
-        } catch {
-            FileSystem.removeDatabaseFiles(temporary)
-            throw error
+        return (keys, header)
+    }
+
+    /// Creates a vault unlocked by a raw key in empty `storage`, any ``VaultStorage``:
+    /// the seam's conformance tests run the engine this way on storages of their own.
+    static func create(in storage: sending any VaultStorage, key: VaultKey) throws(VaultError) -> Vault {
+        try Sodium.ensureInitialized()
+        let keyEncryptionKey = key.withUnsafeBytes { SecureBuffer(copying: $0, lockInMemory: true) }
+        let (keys, header) = newKeys(keySource: .rawKey, keyEncryptionKey: keyEncryptionKey)
+        try VaultStore.converting { () throws(StorageError) in
+            try storage.createVault(header: header, manifestTag: keys.manifestRootTag(.zero, header: header, generation: 0))
         }
-        let database = try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: milliseconds(busyTimeout))
-        return Vault(path: path, unlocked: UnlockedVault(database: database, keys: keys, keyEncryptionKey: keyEncryptionKey, header: header))
+        return Vault(path: storage.location, unlocked: UnlockedVault(store: VaultStore(storage), keys: keys, keyEncryptionKey: keyEncryptionKey, header: header))
+    }
+
+    /// Opens the vault in `storage` with its raw key (see ``create(in:key:)``).
+    static func open(_ storage: sending any VaultStorage, key: VaultKey) throws(VaultError) -> Vault {
+        try Sodium.ensureInitialized()
+        return try unlock(VaultStore(storage), path: storage.location, upgradingFormatOne: false, keyEncryptionKey: rawKeyUnlocking(key))
+    }
+
+    private static func openDatabase(_ path: String, busyTimeout: Duration) throws(VaultError) -> VaultDatabase {
+        try VaultStore.converting { () throws(StorageError) in
+            try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: milliseconds(busyTimeout))
+        }
     }
 
     // MARK: Opening
@@ -160,12 +197,20 @@ public final class Vault: Sendable {
             guard case .passphrase(let salt, let parameters) = header.keySource else {
                 throw .invalidArgument("this vault is unlocked with a key, not a passphrase")
             }
+            #if DEBUG
+            BlockingWorkProbe.note(path)
+            #endif
             return try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: parameters)
         }
     }
 
     private static func open(at path: String, busyTimeout: Duration, upgradingFormatOne: Bool, key: VaultKey) throws(VaultError) -> Vault {
-        try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: upgradingFormatOne) { (header) throws(VaultError) in
+        try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: upgradingFormatOne, keyEncryptionKey: rawKeyUnlocking(key))
+    }
+
+    /// The key-encryption key of a vault unlocked by `key`, refusing a passphrase vault.
+    private static func rawKeyUnlocking(_ key: VaultKey) -> (VaultHeader) throws(VaultError) -> SecureBuffer {
+        { (header) throws(VaultError) in
             guard header.keySource == .rawKey else {
                 throw .invalidArgument("this vault is unlocked with a passphrase, not a key")
             }
@@ -179,9 +224,18 @@ public final class Vault: Sendable {
     ) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
         try FileSystem.checkExistingVault(at: path)
-        let database = try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: milliseconds(busyTimeout))
-        var header = try database.readHeader()
-        try database.checkSchema(formatVersion: header.formatVersion)
+        let database = try openDatabase(path, busyTimeout: busyTimeout)
+        return try unlock(VaultStore(database), path: path, upgradingFormatOne: upgradingFormatOne, keyEncryptionKey: derive)
+    }
+
+    /// Checks the header and schema of an opened storage, unwraps the master key, and
+    /// upgrades an older format: what opening does on any ``VaultStorage``.
+    private static func unlock(
+        _ store: sending VaultStore, path: String, upgradingFormatOne: Bool,
+        keyEncryptionKey derive: (VaultHeader) throws(VaultError) -> SecureBuffer
+    ) throws(VaultError) -> Vault {
+        var header = try store.readHeader()
+        try store.checkSchema(formatVersion: header.formatVersion)
         if header.formatVersion == 1 && !upgradingFormatOne { throw .formatUpgradeRequired(version: 1) }
         let keyEncryptionKey = try derive(header)
         guard let masterKey = UnlockedVault.unwrapMasterKey(header, with: keyEncryptionKey) else {
@@ -197,9 +251,9 @@ public final class Vault: Sendable {
             throw .tampered(reason: "master key check does not match")
         }
         if header.formatVersion < VaultHeader.currentFormatVersion {
-            header = try FormatUpgrade.run(database, keys: keys, keyEncryptionKey: keyEncryptionKey, upgradingFormatOne: upgradingFormatOne)
+            header = try FormatUpgrade.run(store, keys: keys, keyEncryptionKey: keyEncryptionKey, upgradingFormatOne: upgradingFormatOne)
         }
-        return Vault(path: path, unlocked: UnlockedVault(database: database, keys: keys, keyEncryptionKey: keyEncryptionKey, header: header))
+        return Vault(path: path, unlocked: UnlockedVault(store: store, keys: keys, keyEncryptionKey: keyEncryptionKey, header: header))
     }
 
     /// The Argon2id cost recorded for the current passphrase, or `nil` when a raw key
@@ -238,6 +292,9 @@ public final class Vault: Sendable {
     public func changePassphrase(to passphrase: SecretBytes, kdf: KDFParameters = .moderate) throws(VaultError) {
         try Sodium.ensureInitialized()
         let salt = Sodium.randomBytes(count: PassphraseKDF.saltByteCount)
+        #if DEBUG
+        BlockingWorkProbe.note(path)
+        #endif
         let keyEncryptionKey = try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: kdf)
         try rewrap(keySource: .passphrase(salt: salt, parameters: kdf), keyEncryptionKey: keyEncryptionKey)
     }
@@ -251,7 +308,7 @@ public final class Vault: Sendable {
     private func rewrap(keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
             vault.manifestCheck.committing = nil
-            let header = try vault.database.writeTransaction { () throws(VaultError) -> VaultHeader in
+            let header = try vault.store.writeTransaction { () throws(VaultError) -> VaultHeader in
                 try vault.refreshKeysIfRekeyed()
                 let (nonce, wrapped) = UnlockedVault.wrap(masterKey: vault.keys.masterKey, with: keyEncryptionKey)
                 var header = vault.header
@@ -260,7 +317,7 @@ public final class Vault: Sendable {
                 header.wrappedMasterKey = wrapped
                 // The manifest tag covers the header: re-tag the (verified) root for the new one.
                 try vault.retagManifestRoot(for: header)
-                try vault.database.updateKeyWrapping(header)
+                try vault.store.updateKeyWrapping(header)
                 return header
             }
             vault.header = header
@@ -278,7 +335,7 @@ public final class Vault: Sendable {
     public func rekey() throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
             vault.manifestCheck.committing = nil
-            let (newKeys, header) = try vault.database.writeTransaction { () throws(VaultError) -> (KeyHierarchy, VaultHeader) in
+            let (newKeys, header) = try vault.store.writeTransaction { () throws(VaultError) -> (KeyHierarchy, VaultHeader) in
                 try vault.refreshKeysIfRekeyed()
                 // A fresh manifest is built from the rows: they must be the right ones.
                 try vault.ensureManifestVerified(bucket: nil)
@@ -286,10 +343,10 @@ public final class Vault: Sendable {
                 // One item at a time, from a list of row ids (32 bytes each): holding every
                 // re-sealed item at once cost about five times the vault's size in memory.
                 var oldIDs: [[UInt8]] = []
-                try vault.database.forEachRowIdentity(in: nil) { (lookupID, _, _) throws(VaultError) in oldIDs.append(Array(lookupID)) }
+                try vault.store.forEachRowIdentity(in: nil) { (lookupID, _, _) throws(VaultError) in oldIDs.append(Array(lookupID)) }
                 for oldID in oldIDs {
                     let current = vault
-                    let sealed = try vault.database.withSealedItem(lookupID: oldID) { (_, nonce, sealed) throws(VaultError) in
+                    let sealed = try vault.store.withSealedItem(lookupID: oldID) { (_, nonce, sealed) throws(VaultError) in
                         let (item, plaintext, range) = try current.openRecord(lookupID: oldID, expected: nil, nonce: nonce, sealed: sealed)
                         return UnlockedVault.seal(
                             item, secret: SecretBytes(record: plaintext, range: range),
@@ -299,7 +356,7 @@ public final class Vault: Sendable {
                         )
                     }
                     guard let sealed else { throw .corrupted(reason: "an item row vanished during the re-key") }
-                    _ = try vault.database.delete(lookupID: oldID)
+                    _ = try vault.store.delete(lookupID: oldID)
                     // New row ids are hashes under the new key: meeting an old one is a 2^-256 event.
                     guard try vault.insertIfAbsent(sealed) else { throw .corrupted(reason: "re-keyed row id already in use") }
                 }
@@ -309,8 +366,8 @@ public final class Vault: Sendable {
                 header.wrappedMasterKey = wrapped
                 header.masterKeyCheck = newKeys.keyCheck
                 let generation = try vault.verifiedGeneration() + 1
-                try vault.database.updateKeyWrapping(header)
-                let root = try UnlockedVault.rebuildManifest(database: vault.database, keys: newKeys, header: header, generation: generation)
+                try vault.store.updateKeyWrapping(header)
+                let root = try UnlockedVault.rebuildManifest(store: vault.store, keys: newKeys, header: header, generation: generation)
                 vault.manifestCheck.committing = (generation, root)
                 return (newKeys, header)
             }
@@ -339,9 +396,13 @@ public final class Vault: Sendable {
     ///   ``VaultError/io(path:errno:)`` and the permission errors for the record's directory.
     public func useRollbackGuard(_ rollbackGuard: RollbackGuard, acceptingCurrentState: Bool = false) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
-            let state = try vault.verifiedState()
-            let file = try RollbackGuardFile(rollbackGuard, vaultID: state.vaultID)
-            try file.check(generation: state.generation, root: state.root, keys: vault.keys, vaultPath: path, accepting: acceptingCurrentState)
+            let vaultID = try vault.verifiedState().vaultID
+            let file = try RollbackGuardFile(rollbackGuard, vaultID: vaultID)
+            try file.check(keys: vault.keys, vaultPath: path, accepting: acceptingCurrentState) { () throws(VaultError) in
+                let state = try vault.verifiedState()
+                guard state.vaultID == vaultID else { throw .tampered(reason: "the vault's id changed while it was open") }
+                return (state.generation, state.root)
+            }
             vault.rollbackGuard = file
         }
     }

@@ -68,6 +68,15 @@ public enum VaultError: Error, Equatable, Hashable, Sendable {
     case cryptoUnavailable
     /// Argon2id could not allocate the memory its parameters ask for.
     case keyDerivationFailed
+    /// A value given to ``Vault/setValue(_:schemaVersion:service:account:label:generic:)``
+    /// could not be encoded (its `encode(to:)` threw, or it holds a non-finite number).
+    case valueNotEncodable
+    /// The item's secret is not a VaultKit value of the requested type: it was written
+    /// with ``Vault/set(_:service:account:label:generic:)-(String,_,_,_,_)`` rather than as a
+    /// value, or it decodes as another type.
+    case valueNotDecodable
+    /// The item holds a value in a newer value encoding than this version reads.
+    case unsupportedValueEncoding(version: Int)
 }
 
 extension VaultError: CustomStringConvertible {
@@ -109,6 +118,9 @@ extension VaultError: CustomStringConvertible {
         case .secretNotUTF8: "the secret is not valid UTF-8 text"
         case .cryptoUnavailable: "libsodium could not be initialised"
         case .keyDerivationFailed: "not enough memory for the passphrase key derivation"
+        case .valueNotEncodable: "the value could not be encoded"
+        case .valueNotDecodable: "the stored secret is not a value of the requested type"
+        case .unsupportedValueEncoding(let version): "unsupported value encoding version \(version)"
         }
     }
 }

@@ -20,7 +20,7 @@ final class AgentConnection {
             throw .brokenConnection(reason: "the agent closed the connection")
         }
         do {
-            return try withExtendedLifetime(frame) { () throws(MalformedMessage) in try AgentResponse.decode(frame.bytes) }
+            return try frame.withUnsafeBytes { (bytes) throws(MalformedMessage) in try AgentResponse.decode(bytes) }
         } catch {
             throw .brokenConnection(reason: error.reason)
         }

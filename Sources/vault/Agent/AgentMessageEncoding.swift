@@ -5,7 +5,7 @@ import VaultKit
 // target (Fuzz/FuzzAgentMessage) compiles on their own, without the CLI's buffers.
 
 extension AgentRequest {
-    func encode() -> SensitiveBuffer {
+    func encode() -> SecretBytes {
         let writer = WireWriter()
         writer.u8(AgentProtocol.version)
         writer.u8(opcode)
@@ -45,7 +45,7 @@ extension AgentRequest {
 }
 
 extension AgentResponse {
-    func encode() -> SensitiveBuffer {
+    func encode() -> SecretBytes {
         let writer = WireWriter()
         writer.u8(AgentProtocol.version)
         writer.u8(tag)
@@ -100,6 +100,9 @@ extension WireVaultError {
         case .rolledBack(let path, let seen, let found): writer.u8(21); writer.string(path); writer.u64(seen); writer.u64(found)
         case .batchEnded: writer.u8(22)
         case .reentrantCall: writer.u8(23)
+        case .valueNotEncodable: writer.u8(24)
+        case .valueNotDecodable: writer.u8(25)
+        case .unsupportedValueEncoding(let version): writer.u8(26); writer.u64(UInt64(bitPattern: Int64(version)))
         }
     }
 }

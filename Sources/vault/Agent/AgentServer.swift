@@ -115,7 +115,7 @@ final class AgentServer: Sendable {
     /// message gets a refusal and ends the connection; it never ends the agent.
     private func serve(_ client: Int32) {
         while true {
-            let frame: SensitiveBuffer
+            let frame: SecretBytes
             do {
                 guard let received = try AgentSocket.receive(on: client, limit: AgentProtocol.maximumRequestSize) else { return }
                 frame = received
@@ -125,7 +125,7 @@ final class AgentServer: Sendable {
             }
             let request: AgentRequest
             do {
-                request = try withExtendedLifetime(frame) { () throws(MalformedMessage) in try AgentRequest.decode(frame.bytes) }
+                request = try frame.withUnsafeBytes { (bytes) throws(MalformedMessage) in try AgentRequest.decode(bytes) }
             } catch {
                 try? AgentSocket.send(AgentResponse.refused(error.reason).encode(), on: client)
                 return

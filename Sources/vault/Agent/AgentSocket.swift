@@ -1,5 +1,5 @@
-internal import CSodium
 import Foundation
+import VaultKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -115,10 +115,10 @@ enum AgentSocket {
     // MARK: Frames
 
     /// Sends one frame; `MSG_NOSIGNAL` so a peer that went away gives EPIPE, not SIGPIPE.
-    static func send(_ body: SensitiveBuffer, on fd: Int32) throws(AgentError) {
+    static func send(_ body: SecretBytes, on fd: Int32) throws(AgentError) {
         let header = UInt32(body.count).bigEndian
         var failure = withUnsafeBytes(of: header) { sendAll($0, on: fd) }
-        if failure == 0 { failure = sendAll(body.bytes, on: fd) }
+        if failure == 0 { failure = body.withUnsafeBytes { sendAll($0, on: fd) } }
         guard failure == 0 else { throw .brokenConnection(reason: SystemMessage.text(failure)) }
     }
 
@@ -140,7 +140,7 @@ enum AgentSocket {
 
     /// Receives one frame of at most `limit` bytes, or `nil` if the peer closed the
     /// connection between frames.
-    static func receive(on fd: Int32, limit: Int) throws(AgentError) -> SensitiveBuffer? {
+    static func receive(on fd: Int32, limit: Int) throws(AgentError) -> SecretBytes? {
         var header = [UInt8](repeating: 0, count: 4)
         let got = header.withUnsafeMutableBytes { receiveAll(into: $0, on: fd) }
         guard got.errno == 0 else { throw .brokenConnection(reason: SystemMessage.text(got.errno)) }
@@ -148,16 +148,19 @@ enum AgentSocket {
         guard got.count == 4 else { throw .brokenConnection(reason: "the connection closed mid-message") }
         let length = header.reduce(0) { $0 << 8 | Int($1) }
         guard length <= limit else { throw .brokenConnection(reason: "a message of \(length) bytes exceeds the limit of \(limit)") }
-        let body = SensitiveBuffer(capacity: min(length, 64 * 1024))
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        defer { chunk.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) } }
+        // Grown as bytes arrive (64 KiB at a time), not sized by the header up front: a
+        // peer's claimed length alone does not make the agent allocate it.
+        var body = SecretBytes(reservingCapacity: min(length, 64 * 1024))
         var remaining = length
         while remaining > 0 {
-            let wanted = min(remaining, chunk.count)
-            let n = chunk.withUnsafeMutableBytes { receiveAll(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<wanted]), on: fd) }
+            let wanted = min(remaining, 64 * 1024)
+            var n = (count: 0, errno: Int32(0))
+            body.append(maxCount: wanted) { room in
+                n = receiveAll(into: room, on: fd)
+                return n.count
+            }
             guard n.errno == 0 else { throw .brokenConnection(reason: SystemMessage.text(n.errno)) }
             guard n.count == wanted else { throw .brokenConnection(reason: "the connection closed mid-message") }
-            chunk.withUnsafeBytes { body.append(UnsafeRawBufferPointer(rebasing: $0[0..<wanted])) }
             remaining -= wanted
         }
         return body

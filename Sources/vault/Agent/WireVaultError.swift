@@ -29,6 +29,9 @@ enum WireVaultError {
         case 21: return .rolledBack(path: try reader.string(), seenGeneration: try reader.u64(), fileGeneration: try reader.u64())
         case 22: return .batchEnded
         case 23: return .reentrantCall
+        case 24: return .valueNotEncodable
+        case 25: return .valueNotDecodable
+        case 26: return .unsupportedValueEncoding(version: Int(Int64(bitPattern: try reader.u64())))
         case let tag: throw MalformedMessage(reason: "unknown vault error \(tag)")
         }
     }

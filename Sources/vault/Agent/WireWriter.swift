@@ -4,24 +4,25 @@ import VaultKit
 /// The byte-level encoding of agent messages (docs/AGENT.md): big-endian integers,
 /// length-prefixed byte strings, one-byte presence flags for optional values.
 ///
-/// Messages are built in a ``SensitiveBuffer`` because a request or response may carry
-/// a secret: it is zeroed when released, like every other buffer that held one.
-struct WireWriter {
-    let buffer = SensitiveBuffer()
+/// Messages are built in ``SecretBytes`` because a request or response may carry a
+/// secret: it is zeroed when released, and when it grows. A class, so the encoders can
+/// pass one writer around as they did with a buffer.
+final class WireWriter {
+    private(set) var buffer = SecretBytes()
 
     func u8(_ value: UInt8) { buffer.append(value) }
 
     func u32(_ value: UInt32) {
-        withUnsafeBytes(of: value.bigEndian) { buffer.append($0) }
+        withUnsafeBytes(of: value.bigEndian) { buffer.append(contentsOf: $0) }
     }
 
     func u64(_ value: UInt64) {
-        withUnsafeBytes(of: value.bigEndian) { buffer.append($0) }
+        withUnsafeBytes(of: value.bigEndian) { buffer.append(contentsOf: $0) }
     }
 
     func bytes(_ value: UnsafeRawBufferPointer) {
         u32(UInt32(value.count))
-        buffer.append(value)
+        buffer.append(contentsOf: value)
     }
 
     func string(_ value: String) {

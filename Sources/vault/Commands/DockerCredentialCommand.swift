@@ -65,7 +65,7 @@ struct DockerCredentialCommand: ParsableCommand {
         let input = try Self.readInput()
         let object: FlatJSONObject
         do {
-            object = try input.withBytes { bytes throws(FlatJSONObject.SyntaxError) in try FlatJSONObject(parsing: bytes) }
+            object = try input.withUnsafeBytes { bytes throws(FlatJSONObject.SyntaxError) in try FlatJSONObject(parsing: bytes) }
         } catch {
             throw Refusal(message: "invalid JSON on standard input: expected {\"ServerURL\",\"Username\",\"Secret\"}")
         }
@@ -74,7 +74,7 @@ struct DockerCredentialCommand: ParsableCommand {
         guard !serverURL.isEmpty else { throw Refusal(message: Self.missingServerURL) }
         guard !username.isEmpty else { throw Refusal(message: Self.missingUsername) }
         let service = try Self.service(for: serverURL)
-        let secret = object.value("Secret")?.secret() ?? SecretBytes([UInt8]())
+        let secret = object.value("Secret") ?? SecretBytes()
         let vault = try options.openVault()
         defer { vault.close() }
         // One credential per registry: a new username replaces the old one.
@@ -131,8 +131,8 @@ struct DockerCredentialCommand: ParsableCommand {
         try Output.writeStandardOutput(writer.buffer)
     }
 
-    private static func readInput() throws -> SensitiveBuffer {
-        let input = SensitiveBuffer()
+    private static func readInput() throws -> SecretBytes {
+        var input = SecretBytes()
         guard try input.readAll(from: STDIN_FILENO, limit: SecretInput.maximumByteCount) else { throw CLIError.secretTooLarge }
         return input
     }

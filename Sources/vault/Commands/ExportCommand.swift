@@ -56,7 +56,7 @@ struct ExportCommand: ParsableCommand {
             defer { vault.close() }
             let json = try VaultKitJSONFormat.export(vault)
             guard let fd, let output else { return try Output.writeStandardOutput(json) }
-            try Output.write(json.bytes, to: fd)
+            try json.withUnsafeBytes { (bytes) throws(CLIError) in try Output.write(bytes, to: fd) }
             guard fsync(fd) == 0 else { throw CLIError.cannotWrite(what: output, errno: errno) }
             close(fd)
         } catch {

@@ -113,8 +113,8 @@ struct GenerateCommand: ParsableCommand {
     }
 
     private func write(_ secret: SecretBytes) throws {
-        let output = SensitiveBuffer()
-        secret.append(to: output)
+        var output = SecretBytes(reservingCapacity: secret.count + 1)
+        output.append(contentsOf: secret)
         output.append(UInt8(ascii: "\n"))
         try Output.writeStandardOutput(output)
     }

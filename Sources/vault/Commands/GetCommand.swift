@@ -39,11 +39,11 @@ struct GetCommand: ParsableCommand {
             try Output.writeSecretLine(try item.run { (service, account) in try vault.secret(service: service, account: account) })
             return
         }
-        let output = try item.run { (service, account) throws -> SensitiveBuffer in
-            let output = SensitiveBuffer()
+        let output = try item.run { (service, account) throws -> SecretBytes in
+            var output = SecretBytes()
             if format.generic {
                 let attributes = try vault.item(service: service, account: account)
-                if let data = attributes.generic { data.withUnsafeBytes { output.append($0) } }
+                if let data = attributes.generic { output.append(contentsOf: data) }
             } else if format.json {
                 let secret = try vault.secret(service: service, account: account)
                 let attributes = try vault.item(service: service, account: account)
@@ -56,7 +56,7 @@ struct GetCommand: ParsableCommand {
                     writer.utf8String(bytes)
                 }
                 writer.endObject()
-                output.append(writer.buffer.bytes)
+                output.append(contentsOf: writer.buffer)
             }
             output.append(UInt8(ascii: "\n"))
             return output

@@ -1,4 +1,3 @@
-internal import CSodium
 import ArgumentParser
 import Foundation
 import VaultKit
@@ -42,7 +41,7 @@ struct GitCredentialCommand: ParsableCommand {
         // Read the request first, whatever the operation: git waits for it to be consumed.
         let input = try Self.readRequest()
         guard operations.contains(operation) else { return }
-        let request = input.withBytes { GitCredentialRequest(parsing: $0, from: input) }
+        let request = GitCredentialRequest(parsing: input)
         guard let service = request.service, let refreshService = request.refreshTokenService else { return }
         let vault = try options.openVault()
         defer { vault.close() }
@@ -55,19 +54,13 @@ struct GitCredentialCommand: ParsableCommand {
 
     /// Standard input up to a blank line or its end, as the protocol ends a message (so
     /// someone typing a request by hand can finish it with an empty line).
-    private static func readRequest() throws(CLIError) -> SensitiveBuffer {
-        let input = SensitiveBuffer()
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        defer { chunk.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) } }
+    private static func readRequest() throws(CLIError) -> SecretBytes {
+        var input = SecretBytes()
         while input.count <= 1024 * 1024 {
-            let n = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .cannotRead(what: "standard input", errno: errno)
-            }
+            let (n, failure) = input.appendRead(from: STDIN_FILENO, maxCount: 4096)
+            if failure != 0 { throw .cannotRead(what: "standard input", errno: failure) }
             if n == 0 { return input }
-            chunk.withUnsafeBytes { input.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            let endsMessage = input.withBytes { bytes in
+            let endsMessage = input.withUnsafeBytes { bytes in
                 bytes.first == UInt8(ascii: "\n") || (1..<bytes.count).contains { bytes[$0] == UInt8(ascii: "\n") && bytes[$0 - 1] == UInt8(ascii: "\n") }
             }
             if endsMessage { return input }
@@ -94,7 +87,7 @@ struct GitCredentialCommand: ParsableCommand {
             Output.write("vault: the item for \(Escaping.quoted(service)), account \(Escaping.quoted(item.account)) holds a newline or NUL, which git's credential protocol cannot carry; not offered\n", to: STDERR_FILENO)
             return
         }
-        let output = SensitiveBuffer()
+        var output = SecretBytes()
         if request.acceptsAuthtype { output.append("capability[]=authtype\n") }
         // A pre-encoded credential may belong to no user: then git gets no username.
         if stored.authtype == nil || !item.account.isEmpty { output.append("username=" + item.account + "\n") }
@@ -103,12 +96,12 @@ struct GitCredentialCommand: ParsableCommand {
         } else {
             output.append("password=")
         }
-        secret.append(to: output)
+        output.append(contentsOf: secret)
         output.append(UInt8(ascii: "\n"))
         if let expiry = stored.passwordExpiry { output.append("password_expiry_utc=\(expiry)\n") }
         if stored.authtype == nil, let refreshToken = try? vault.secret(service: refreshService, account: item.account) {
             output.append("oauth_refresh_token=")
-            refreshToken.append(to: output)
+            output.append(contentsOf: refreshToken)
             output.append(UInt8(ascii: "\n"))
         }
         try Output.writeStandardOutput(output)

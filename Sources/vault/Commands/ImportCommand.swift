@@ -76,7 +76,7 @@ struct ImportCommand: ParsableCommand {
         Output.write(summary, to: STDOUT_FILENO)
     }
 
-    private func read() throws(CLIError) -> SensitiveBuffer {
+    private func read() throws(CLIError) -> SecretBytes {
         // Typed in, the export's passwords would be echoed on the screen.
         if file == "-" && Terminal.standardInputIsTerminal {
             throw .usage("standard input is a terminal; pipe the export in or name its file")
@@ -84,7 +84,7 @@ struct ImportCommand: ParsableCommand {
         let fd = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotRead(what: file, errno: errno) }
         defer { if fd != STDIN_FILENO { close(fd) } }
-        let contents = SensitiveBuffer(capacity: 64 * 1024)
+        var contents = SecretBytes(reservingCapacity: 64 * 1024)
         do throws(CLIError) {
             guard try contents.readAll(from: fd, limit: Self.maximumByteCount) else { throw CLIError.cannotRead(what: file, errno: EFBIG) }
         } catch {
@@ -95,14 +95,15 @@ struct ImportCommand: ParsableCommand {
     }
 
     /// The file's items, refusing one that appears twice unless --overwrite (then the last wins).
-    private func parse(_ data: SensitiveBuffer) throws -> ImportContents {
-        var contents: ImportContents
-        switch format {
-        case .json: contents = try VaultKitJSONFormat.parse(data.bytes)
-        case .bitwarden: contents = try BitwardenFormat.parse(data.bytes)
-        case .keepassxc: contents = try KeePassXCFormat.parse(data.bytes)
-        case .chrome: contents = try BrowserCSVFormat.parse(data.bytes, browser: "Chrome")
-        case .firefox: contents = try BrowserCSVFormat.parse(data.bytes, browser: "Firefox")
+    private func parse(_ data: SecretBytes) throws -> ImportContents {
+        var contents = try data.withUnsafeBytes { bytes in
+            switch format {
+            case .json: try VaultKitJSONFormat.parse(bytes)
+            case .bitwarden: try BitwardenFormat.parse(bytes)
+            case .keepassxc: try KeePassXCFormat.parse(bytes)
+            case .chrome: try BrowserCSVFormat.parse(bytes, browser: "Chrome")
+            case .firefox: try BrowserCSVFormat.parse(bytes, browser: "Firefox")
+            }
         }
         var seen: [ItemKey: Int] = [:]
         var unique: [ImportedItem] = []

@@ -50,7 +50,7 @@ struct ListCommand: ParsableCommand {
             writer.buffer.append(UInt8(ascii: "\n"))
             try Output.writeStandardOutput(writer.buffer)
         } else {
-            let output = SensitiveBuffer()
+            var output = SecretBytes()
             for item in items {
                 output.append(Escaping.escaped(item.service) + "\t" + Escaping.escaped(item.account) + "\n")
             }

@@ -106,7 +106,7 @@ struct RunCommand: ParsableCommand {
         guard fd >= 0 else { throw CLIError.cannotRead(what: "the env file \(path)", errno: errno) }
         defer { close(fd) }
         // It may hold plain values that are secret: read into memory that is zeroed.
-        let contents = SensitiveBuffer()
+        var contents = SecretBytes()
         do throws(CLIError) {
             guard try contents.readAll(from: fd, limit: 1024 * 1024) else { throw CLIError.cannotRead(what: "the env file \(path)", errno: EFBIG) }
         } catch {

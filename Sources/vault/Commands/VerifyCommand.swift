@@ -27,7 +27,7 @@ struct VerifyCommand: ParsableCommand {
         let vault = try options.openItems()
         defer { vault.close() }
         let count = try vault.verify()
-        let output = SensitiveBuffer()
+        var output = SecretBytes()
         output.append("ok: \(count) item\(count == 1 ? "" : "s")\n")
         try Output.writeStandardOutput(output)
     }

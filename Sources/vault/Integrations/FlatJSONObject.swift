@@ -1,10 +1,12 @@
+import VaultKit
+
 /// Reads the string members of one JSON object, such as Docker's
 /// `{"ServerURL":"...","Username":"...","Secret":"..."}`, with every value decoded
-/// (escapes included) into a ``SensitiveBuffer``: a secret in the object never becomes a
+/// (escapes included) into ``SecretBytes``: a secret in the object never becomes a
 /// Swift `String`. Members of other types are skipped; nested values are not supported.
 struct FlatJSONObject {
     /// Each member's name and its decoded string value (`nil` for `null`, numbers, booleans).
-    private(set) var members: [(name: String, value: SensitiveBuffer?)] = []
+    private(set) var members: [(name: String, value: SecretBytes?)] = []
 
     struct SyntaxError: Error {}
 
@@ -51,15 +53,15 @@ struct FlatJSONObject {
 
     /// The value of the last member called `name`, compared without regard to case as
     /// Go's `encoding/json` (and so Docker) does.
-    func value(_ name: String) -> SensitiveBuffer? {
+    func value(_ name: String) -> SecretBytes? {
         members.last { $0.name.lowercased() == name.lowercased() }?.value
     }
 
     /// A JSON string starting at `index` (at its opening quote), decoded.
-    private static func string(_ bytes: UnsafeRawBufferPointer, _ index: inout Int) throws(SyntaxError) -> SensitiveBuffer {
+    private static func string(_ bytes: UnsafeRawBufferPointer, _ index: inout Int) throws(SyntaxError) -> SecretBytes {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw SyntaxError() }
         index += 1
-        let value = SensitiveBuffer()
+        var value = SecretBytes()
         while true {
             guard index < bytes.count else { throw SyntaxError() }
             let byte = bytes[index]
@@ -89,7 +91,7 @@ struct FlatJSONObject {
                             index = lookahead
                         }
                     }
-                    appendUTF8(scalar, to: value)
+                    appendUTF8(scalar, to: &value)
                 default: throw SyntaxError()
                 }
             case 0..<0x20:
@@ -102,7 +104,7 @@ struct FlatJSONObject {
 
     /// Encodes one scalar by hand, so not even one character of a secret becomes a `String`.
     /// A lone surrogate becomes U+FFFD, as Go's decoder does.
-    private static func appendUTF8(_ scalar: UInt32, to value: SensitiveBuffer) {
+    private static func appendUTF8(_ scalar: UInt32, to value: inout SecretBytes) {
         let scalar = (0xD800..<0xE000).contains(scalar) ? 0xFFFD : scalar
         switch scalar {
         case ..<0x80:

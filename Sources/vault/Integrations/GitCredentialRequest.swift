@@ -21,35 +21,38 @@ struct GitCredentialRequest {
     var credential: SecretBytes?
     var capabilities: Set<String> = []
 
-    /// Parses `bytes` (the whole of standard input).
-    init(parsing bytes: UnsafeRawBufferPointer, from buffer: SensitiveBuffer) {
-        var start = 0
-        while start < bytes.count {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-            var lineEnd = end
-            if lineEnd > start && bytes[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
-            if lineEnd == start { break }  // A blank line ends the message.
-            if let equals = bytes[start..<lineEnd].firstIndex(of: UInt8(ascii: "=")) {
-                let key = String(decoding: bytes[start..<equals], as: UTF8.self)
-                let valueRange = (equals + 1)..<lineEnd
-                assign(key: key, valueRange: valueRange, bytes: bytes, buffer: buffer)
+    /// Parses `input` (the whole of standard input).
+    init(parsing input: SecretBytes) {
+        let fields = input.withUnsafeBytes { bytes in
+            var fields: [(key: String, valueRange: Range<Int>)] = []
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+                var lineEnd = end
+                if lineEnd > start && bytes[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+                if lineEnd == start { break }  // A blank line ends the message.
+                if let equals = bytes[start..<lineEnd].firstIndex(of: UInt8(ascii: "=")) {
+                    fields.append((String(decoding: bytes[start..<equals], as: UTF8.self), (equals + 1)..<lineEnd))
+                }
+                start = end + 1
             }
-            start = end + 1
+            return fields
         }
+        for (key, valueRange) in fields { assign(key: key, valueRange: valueRange, from: input) }
     }
 
-    private mutating func assign(key: String, valueRange: Range<Int>, bytes: UnsafeRawBufferPointer, buffer: SensitiveBuffer) {
-        func text() -> String { String(decoding: bytes[valueRange], as: UTF8.self) }
+    private mutating func assign(key: String, valueRange: Range<Int>, from input: SecretBytes) {
+        func text() -> String { input.withUnsafeBytes { String(decoding: $0[valueRange], as: UTF8.self) } }
         switch key {
         case "protocol": protocolName = text()
         case "host": host = text()
         case "path": path = text()
         case "username": username = text()
-        case "password": password = buffer.secret(valueRange)
+        case "password": password = input.extracting(valueRange)
         case "password_expiry_utc": passwordExpiry = Int64(text())
-        case "oauth_refresh_token": oauthRefreshToken = buffer.secret(valueRange)
+        case "oauth_refresh_token": oauthRefreshToken = input.extracting(valueRange)
         case "authtype": authtype = text()
-        case "credential": credential = buffer.secret(valueRange)
+        case "credential": credential = input.extracting(valueRange)
         case "capability[]": capabilities.insert(text())
         default: break
         }

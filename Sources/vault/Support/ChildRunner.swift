@@ -1,4 +1,4 @@
-internal import CSodium
+import CVaultCLI
 import Foundation
 import VaultKit
 
@@ -31,37 +31,29 @@ enum ChildRunner {
         let environment = try ChildEnvironment(variables: variables, withheld: withheldVariables)
         defer { environment.release() }
 
-        var forwarded = sigset_t()
-        sigemptyset(&forwarded)
-        for signal in forwardedSignals { sigaddset(&forwarded, signal) }
-        var previousMask = sigset_t()
-        pthread_sigmask(SIG_BLOCK, &forwarded, &previousMask)
-        defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
+        // Handlers, not a thread blocking the signals: any thread of the process may be the
+        // one a signal is delivered to (see vault_cli_forward_signals). The child starts
+        // with default dispositions (exec resets handled signals) and this thread's mask.
+        let installed = forwardedSignals.withUnsafeBufferPointer { vault_cli_forward_signals($0.baseAddress, Int32($0.count)) }
+        guard installed == 0 else { throw .cannotRun(command: command[0], errno: errno) }
+        var currentMask = sigset_t()
+        pthread_sigmask(SIG_SETMASK, nil, &currentMask)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setsigmask(&attributes, &previousMask)
+        posix_spawnattr_setsigmask(&attributes, &currentMask)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
 
         let argv = command.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawnError = posix_spawnp(&pid, command[0], nil, &attributes, argv, environment.pointers)
+        let spawnError = environment.withPointers { posix_spawnp(&pid, command[0], nil, &attributes, argv, $0) }
         guard spawnError == 0 else { throw .cannotRun(command: command[0], errno: spawnError) }
         environment.release()
 
         let child = pid
-        let signals = forwarded
-        // Inherits the blocked mask, so it alone takes the forwarded signals.
-        Thread.detachNewThread {
-            var set = signals
-            var info = siginfo_t()
-            while true {
-                let signal = sigwaitinfo(&set, &info)
-                if signal > 0 && info.si_code != Int32(SI_KERNEL) { kill(child, signal) }
-            }
-        }
+        vault_cli_forward_to(child)
 
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 {
@@ -74,10 +66,14 @@ enum ChildRunner {
 }
 
 /// The child's `environ`: the inherited entries (shared, not copied) minus those being
-/// replaced or withheld, plus the new ones in memory this type zeroes.
+/// replaced or withheld, plus the new ones, all held in one ``SecretBytes`` that is
+/// wiped when released.
 private final class ChildEnvironment {
-    private(set) var pointers: [UnsafeMutablePointer<CChar>?] = []
-    private var owned: [(pointer: UnsafeMutablePointer<CChar>, count: Int)] = []
+    private var inherited: [UnsafeMutablePointer<CChar>?] = []
+    /// `NAME=value\0` entries, back to back.
+    private var entries = SecretBytes()
+    /// Where each entry starts in `entries`.
+    private var starts: [Int] = []
 
     init(variables: [(name: String, value: ChildRunner.Value)], withheld: Set<String>) throws(CLIError) {
         let replaced = Set(variables.map(\.name)).union(withheld)
@@ -86,47 +82,38 @@ private final class ChildEnvironment {
             // Only the name is read into a String: an inherited value may be a secret.
             let nameLength = strchr(pointer, Int32(UInt8(ascii: "="))).map { $0 - pointer } ?? strlen(pointer)
             let name = String(decoding: UnsafeRawBufferPointer(start: pointer, count: nameLength), as: UTF8.self)
-            if !replaced.contains(name) { pointers.append(pointer) }
+            if !replaced.contains(name) { inherited.append(pointer) }
             entry = entry?.advanced(by: 1)
         }
-        do throws(CLIError) {
-            for (name, value) in variables {
-                switch value {
-                case .plain(let text):
-                    append(name: name) { buffer in buffer.append(text) }
-                case .secret(let secret):
-                    let hasNUL = secret.withUnsafeBytes { $0.contains(0) }
-                    if hasNUL { throw CLIError.secretHasNUL(variable: name) }
-                    append(name: name) { buffer in secret.append(to: buffer) }
-                }
+        for (name, value) in variables {
+            starts.append(entries.count)
+            entries.append(name + "=")
+            switch value {
+            case .plain(let text):
+                entries.append(text)
+            case .secret(let secret):
+                let hasNUL = secret.withUnsafeBytes { $0.contains(0) }
+                if hasNUL { throw CLIError.secretHasNUL(variable: name) }
+                entries.append(contentsOf: secret)
             }
-        } catch {
-            release()
-            throw error
+            entries.append(UInt8(0))
         }
-        pointers.append(nil)
     }
 
-    private func append(name: String, value: (SensitiveBuffer) -> Void) {
-        let buffer = SensitiveBuffer()
-        buffer.append(name + "=")
-        value(buffer)
-        buffer.append(UInt8(0))
-        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: buffer.count)
-        buffer.withBytes { UnsafeMutableRawPointer(pointer).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        owned.append((pointer, buffer.count))
-        pointers.append(pointer)
+    /// Calls `body` with the `NULL`-terminated `environ` array; its pointers are valid only
+    /// inside `body`.
+    func withPointers<Result>(_ body: ([UnsafeMutablePointer<CChar>?]) -> Result) -> Result {
+        entries.withUnsafeBytes { bytes in
+            guard let start = bytes.baseAddress else { return body(inherited + [nil]) }
+            let base = UnsafeMutableRawPointer(mutating: start)
+            let own = starts.map { Optional((base + $0).assumingMemoryBound(to: CChar.self)) }
+            return body(inherited + own + [nil])
+        }
     }
 
-    /// Zeroes and frees the entries made here; safe to call twice.
+    /// Wipes the entries made here; safe to call twice.
     func release() {
-        for (pointer, count) in owned {
-            sodium_memzero(pointer, count)
-            pointer.deallocate()
-        }
-        owned = []
-        pointers = []
+        entries = SecretBytes()
+        starts = []
     }
-
-    deinit { release() }
 }

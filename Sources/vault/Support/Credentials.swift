@@ -61,11 +61,12 @@ enum Credentials {
     private static func firstLine(ofFile path: String) throws(CLIError) -> SecretBytes {
         // Only the first line counts, so only it is read (a longer file is fine).
         let contents = try readFile(path, what: "the passphrase file \(path)", limit: 64 * 1024, firstLineOnly: true)
-        let bytes = contents.bytes
-        var end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-        if end > 0 && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        let end = contents.withUnsafeBytes { bytes in
+            let end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            return end > 0 && bytes[end - 1] == UInt8(ascii: "\r") ? end - 1 : end
+        }
         guard end > 0 else { throw .emptyPassphraseFile(path: path) }
-        return contents.secret(0..<end)
+        return contents.extracting(0..<end)
     }
 
     // MARK: Key files
@@ -73,7 +74,7 @@ enum Credentials {
     /// The key in a key file: exactly 32 raw bytes.
     static func key(fromFile path: String) throws(CLIError) -> VaultKey {
         let contents = try readFile(path, what: "the key file \(path)", limit: 4096)
-        guard contents.count == VaultKey.byteCount, let key = try? VaultKey(contents.secret()) else {
+        guard contents.count == VaultKey.byteCount, let key = try? VaultKey(contents) else {
             throw .keyFileLength(path: path, count: contents.count)
         }
         return key
@@ -99,12 +100,12 @@ enum Credentials {
         return key
     }
 
-    private static func readFile(_ path: String, what: String, limit: Int, firstLineOnly: Bool = false) throws(CLIError) -> SensitiveBuffer {
+    private static func readFile(_ path: String, what: String, limit: Int, firstLineOnly: Bool = false) throws(CLIError) -> SecretBytes {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotRead(what: what, errno: errno) }
         defer { close(fd) }
         try refuseIfOthersCanRead(fd, what: what)
-        let contents = SensitiveBuffer()
+        var contents = SecretBytes()
         do throws(CLIError) {
             let complete = firstLineOnly ? try contents.readFirstLine(from: fd, limit: limit) : try contents.readAll(from: fd, limit: limit)
             guard complete else { throw CLIError.cannotRead(what: what, errno: EFBIG) }

@@ -130,7 +130,8 @@ enum Failure {
         case .formatUpgradeRequired(let version):
             ("vault format \(version) has no tamper protection; if you trust this file as it is, run 'vault upgrade'", ExitStatus.failure)
         case .notAVault, .unsupportedFormatVersion, .corrupted, .tampered, .busy,
-             .insecurePermissions, .untrustedOwner, .symbolicLink, .keyChanged, .closed, .batchEnded, .reentrantCall, .secretNotUTF8, .cryptoUnavailable, .keyDerivationFailed:
+             .insecurePermissions, .untrustedOwner, .symbolicLink, .keyChanged, .closed, .batchEnded, .reentrantCall, .secretNotUTF8, .cryptoUnavailable, .keyDerivationFailed,
+             .valueNotEncodable, .valueNotDecodable, .unsupportedValueEncoding:
             // VaultKit's descriptions already name the problem and never hold a secret.
             (error.description, ExitStatus.failure)
         }

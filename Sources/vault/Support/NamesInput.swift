@@ -1,4 +1,5 @@
 import Foundation
+import VaultKit
 
 /// Item names read from a file or standard input (`--names-from`): the service on the
 /// first line, the account on the second, each without its line ending.
@@ -14,14 +15,14 @@ enum NamesInput {
         let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotRead(what: what, errno: errno) }
         defer { if fd != STDIN_FILENO { close(fd) } }
-        let contents = SensitiveBuffer()
+        var contents = SecretBytes()
         do throws(CLIError) {
             guard try contents.readAll(from: fd, limit: limit) else { throw CLIError.cannotRead(what: what, errno: EFBIG) }
         } catch {
             if case .cannotRead(_, let code) = error { throw .cannotRead(what: what, errno: code) }
             throw error
         }
-        var lines = Array(contents.bytes).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
+        var lines = contents.withUnsafeBytes { Array($0) }.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
             line.last == UInt8(ascii: "\r") ? line.dropLast() : line
         }
         if lines.last?.isEmpty == true { lines.removeLast() }  // the final newline

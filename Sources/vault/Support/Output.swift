@@ -25,8 +25,8 @@ enum Output {
         text.withUTF8 { try? write(UnsafeRawBufferPointer($0), to: fd) }
     }
 
-    static func writeStandardOutput(_ buffer: SensitiveBuffer) throws(CLIError) {
-        try write(buffer.bytes, to: STDOUT_FILENO)
+    static func writeStandardOutput(_ buffer: SecretBytes) throws(CLIError) {
+        try buffer.withUnsafeBytes { (bytes) throws(CLIError) in try write(bytes, to: STDOUT_FILENO) }
     }
 
     /// Writes a secret and one newline straight from its protected memory: no output
@@ -42,12 +42,12 @@ enum Output {
     }
 }
 
-/// Builds JSON into a ``SensitiveBuffer`` so a secret inside it is zeroed afterwards.
+/// Builds JSON into ``SecretBytes`` so a secret inside it is zeroed afterwards.
 ///
 /// Strings are written as UTF-8 with `"`, `\` and control characters escaped; keys keep
 /// the order they are written in.
 struct JSONWriter {
-    let buffer = SensitiveBuffer()
+    var buffer = SecretBytes()
     private var needsComma = [false]
 
     mutating func beginObject() { separate(); buffer.append(UInt8(ascii: "{")); needsComma.append(false) }
@@ -82,7 +82,7 @@ struct JSONWriter {
         needsComma[needsComma.count - 1] = true
     }
 
-    private func appendString(_ bytes: UnsafeRawBufferPointer) {
+    private mutating func appendString(_ bytes: UnsafeRawBufferPointer) {
         buffer.append(UInt8(ascii: "\""))
         for byte in bytes {
             switch byte {

@@ -1,11 +1,11 @@
-internal import CSodium
 import Foundation
 import VaultKit
 
 /// Random passwords and passphrases for `vault generate`, straight into ``SecretBytes``.
 ///
-/// Every choice is `randombytes_uniform(n)`, which libsodium makes unbiased (it rejects
-/// the values that would favour some results), from the system's secure random source.
+/// Every choice is VaultKit's `SecureRandom.uniform(below:)` (libsodium's
+/// `randombytes_uniform`), which is unbiased (it rejects the values that would favour
+/// some results), from the system's secure random source.
 enum PasswordGenerator {
     enum CharacterClass: String, CaseIterable, Sendable {
         case lower, upper, digits, symbols
@@ -32,7 +32,7 @@ enum PasswordGenerator {
     /// whole and drawn again (rejection), which keeps every valid password equally likely.
     static func password(length: Int, classes: [CharacterClass]) throws(VaultError) -> SecretBytes {
         precondition(length >= classes.count && !classes.isEmpty)
-        try ensureSodium()
+        try SecureRandom.ensureAvailable()
         let alphabet = classes.flatMap(\.characters)
         let classOf = Dictionary(uniqueKeysWithValues: classes.enumerated().flatMap { index, characterClass in
             characterClass.characters.map { ($0, index) }
@@ -42,7 +42,7 @@ enum PasswordGenerator {
             let candidate = SecretBytes(count: length) { buffer in
                 var seen = [Bool](repeating: false, count: classes.count)
                 for index in 0..<length {
-                    let character = alphabet[Int(randombytes_uniform(UInt32(alphabet.count)))]
+                    let character = alphabet[Int(SecureRandom.uniform(below: UInt32(alphabet.count)))]
                     buffer[index] = character
                     seen[classOf[character]!] = true
                 }
@@ -55,7 +55,7 @@ enum PasswordGenerator {
     /// `words` pronounceable words of ``syllablesPerWord`` syllables, joined by `separator`.
     static func passphrase(words: Int, separator: String) throws(VaultError) -> SecretBytes {
         precondition(words > 0)
-        try ensureSodium()
+        try SecureRandom.ensureAvailable()
         let wordLength = syllablesPerWord * 2
         let separatorBytes = Array(separator.utf8)
         let count = words * wordLength + (words - 1) * separatorBytes.count
@@ -66,8 +66,8 @@ enum PasswordGenerator {
                     for byte in separatorBytes { buffer[index] = byte; index += 1 }
                 }
                 for _ in 0..<syllablesPerWord {
-                    buffer[index] = consonants[Int(randombytes_uniform(UInt32(consonants.count)))]
-                    buffer[index + 1] = vowels[Int(randombytes_uniform(UInt32(vowels.count)))]
+                    buffer[index] = consonants[Int(SecureRandom.uniform(below: UInt32(consonants.count)))]
+                    buffer[index + 1] = vowels[Int(SecureRandom.uniform(below: UInt32(vowels.count)))]
                     index += 2
                 }
             }
@@ -93,9 +93,5 @@ enum PasswordGenerator {
     /// The entropy of ``passphrase(words:separator:)``, in bits.
     static func passphraseEntropy(words: Int) -> Double {
         Double(words * syllablesPerWord) * log2(Double(consonants.count * vowels.count))
-    }
-
-    private static func ensureSodium() throws(VaultError) {
-        if sodium_init() < 0 { throw .cryptoUnavailable }
     }
 }

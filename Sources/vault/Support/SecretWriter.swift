@@ -53,10 +53,10 @@ enum SecretInput {
             }
             return typed
         }
-        let input = SensitiveBuffer(capacity: 4096)
+        var input = SecretBytes(reservingCapacity: 4096)
         guard try input.readAll(from: STDIN_FILENO, limit: maximumByteCount + 1) else { throw .secretTooLarge }
-        if input.last == UInt8(ascii: "\n") { input.removeLast() }
+        if input.lastByte == UInt8(ascii: "\n") { input.removeLast() }
         guard input.count <= maximumByteCount else { throw .secretTooLarge }
-        return input.secret()
+        return input
     }
 }

@@ -24,7 +24,7 @@ enum Terminal {
             Output.write("\n", to: fd)
         }
         Output.write(Escaping.terminalSafe(prompt), to: fd)
-        let line = SensitiveBuffer()
+        var line = SecretBytes()
         var byte: UInt8 = 0
         while true {
             let n = read(fd, &byte, 1)
@@ -42,8 +42,8 @@ enum Terminal {
             guard line.count <= 64 * 1024 else { throw .secretTooLarge }
         }
         byte = 0
-        if line.last == UInt8(ascii: "\r") { line.removeLast() }
-        return line.secret()
+        if line.lastByte == UInt8(ascii: "\r") { line.removeLast() }
+        return line
     }
 
     /// Asks twice, for a new passphrase or secret, and insists both answers match.

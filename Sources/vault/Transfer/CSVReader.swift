@@ -17,12 +17,12 @@ enum CSVReader {
         var records: [Record] = []
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var line = 1
-        let field = SensitiveBuffer()
+        var field = SecretBytes()
         while index < bytes.count {
             var record = Record(fields: [], line: line)
             var endOfRecord = false
             while !endOfRecord {
-                field.removeLast(field.count)
+                field.removeAll()
                 if index < bytes.count && bytes[index] == UInt8(ascii: "\"") {
                     index += 1
                     while true {
@@ -49,7 +49,7 @@ enum CSVReader {
                         index += 1
                     }
                 }
-                record.fields.append(field.secret())
+                record.fields.append(field)
                 // After a field: a comma, a line end, or the end of the data.
                 if index >= bytes.count {
                     endOfRecord = true

@@ -40,7 +40,7 @@ struct JSONReader {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
     private var depth = 0
-    private let scratch = SensitiveBuffer()
+    private var scratch = SecretBytes()
 
     /// Parses one JSON document (surrounding whitespace allowed).
     static func parse(_ bytes: UnsafeRawBufferPointer) throws(TransferError) -> JSONValue {
@@ -110,14 +110,14 @@ struct JSONReader {
     /// Decodes a string, escapes included, into protected memory.
     private mutating func string() throws(TransferError) -> SecretBytes {
         index += 1
-        scratch.removeLast(scratch.count)
+        scratch.removeAll()
         while true {
             guard index < bytes.count else { throw error("a string is not terminated") }
             let byte = bytes[index]
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return scratch.secret()
+                return scratch
             case UInt8(ascii: "\\"):
                 try escape()
             case 0..<0x20:

@@ -21,7 +21,7 @@ enum VaultKitJSONFormat {
     // MARK: Writing
 
     /// The whole export of `vault`, in the order `vault list` uses.
-    static func export(_ vault: Vault) throws -> SensitiveBuffer {
+    static func export(_ vault: Vault) throws -> SecretBytes {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("format"); writer.string(formatName)
@@ -34,11 +34,11 @@ enum VaultKitJSONFormat {
                 : $0.account.utf8.lexicographicallyPrecedes($1.account.utf8)
         }
         for item in items {
-            let (attributes, secret) = try vault.itemWithSecret(service: item.service, account: item.account)
+            guard let entry = try vault.entry(service: item.service, account: item.account) else { throw VaultError.itemNotFound }
             writer.beginObject()
-            writer.attributes(of: attributes)
+            writer.attributes(of: entry.item)
             writer.key("secret")
-            secret.withUnsafeBytes { bytes in
+            entry.secret.withUnsafeBytes { bytes in
                 if UTF8Validation.isValid(bytes) {
                     writer.utf8String(bytes)
                 } else {
@@ -105,7 +105,7 @@ extension JSONWriter {
     /// protected buffer.
     mutating func base64(_ bytes: UnsafeRawBufferPointer) {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        let encoded = SensitiveBuffer(capacity: (bytes.count + 2) / 3 * 4)
+        var encoded = SecretBytes(reservingCapacity: (bytes.count + 2) / 3 * 4)
         var index = 0
         while index < bytes.count {
             let count = min(3, bytes.count - index)
@@ -117,6 +117,6 @@ extension JSONWriter {
             }
             index += 3
         }
-        utf8String(encoded.bytes)
+        encoded.withUnsafeBytes { utf8String($0) }
     }
 }

@@ -18,7 +18,7 @@ struct RealServerWorld {
         let server = try await DjangoOAuthServer.start(options, in: directory)
         let key = VaultKey.random()
         let path = "\(directory)/app.vault"
-        return RealServerWorld(server: server, directory: directory, vaultPath: path, key: key, vault: try Vault.create(at: path, key: key))
+        return await RealServerWorld(server: server, directory: directory, vaultPath: path, key: key, vault: try Vault.create(at: path, key: key))
     }
 
     var issuer: String { server.baseURL.absoluteString }

@@ -94,7 +94,7 @@ import VaultKit
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 97 + 200) }
             var writer = JSONWriter()
             bytes.withUnsafeBytes { writer.base64($0) }
-            let written = String(decoding: writer.buffer.bytes, as: UTF8.self)
+            let written = writer.buffer.text
             #expect(written == "\"" + Data(bytes).base64EncodedString() + "\"")
         }
     }

@@ -1,0 +1,129 @@
+/// The seam between the vault engine and the storage it runs on: rows in, rows out.
+///
+/// The engine (`Vault/`: keys, records, the manifest, format upgrades) calls only
+/// this protocol; ``VaultDatabase`` (one SQLite file) is its first implementation.
+/// A storage knows nothing of keys or records: it keeps opaque bytes in four places,
+/// laid out by docs/FORMAT.md, and answers in its own error type (``StorageError``).
+///
+/// - the **header**: one row (``VaultHeader``), plus the manifest root and its tag;
+/// - the **item rows**, keyed by a 32-byte lookup id, each with a service tag, a nonce
+///   and a sealed record;
+/// - the **manifest buckets**: bucket number -> 32-byte digest, no row for an empty one;
+/// - the **generation**: one counter, written with the root.
+///
+/// What an implementation must guarantee (the engine's integrity rests on it):
+/// - ``writeTransaction(_:)`` holds an exclusive write lock for its whole body (so a
+///   read-then-write cannot race another writer), commits durably, and rolls back
+///   every change when the body throws;
+/// - ``readTransaction(_:)`` reads one consistent snapshot, and inside a write
+///   transaction simply runs in it;
+/// - ``snapshotVersion`` names the snapshot the last read saw, changes on every commit
+///   (this connection's or, once seen, another's), and never repeats a value;
+/// - ``forEachRowIdentity(in:_:)`` visits rows in ascending lookup id order, comparing
+///   ids as `memcmp` then length, and does not hide a row stored twice.
+///
+/// Calls are blocking and made by one thread at a time (the ``Vault``'s mutex). A
+/// storage whose driver is asynchronous bridges inside the implementation; see
+/// docs/ARCHITECTURE.md, "The storage seam".
+protocol VaultStorage: AnyObject {
+    /// Where the vault lives, as errors name it: a file path for SQLite.
+    var location: String { get }
+
+    // MARK: Creating and checking
+
+    /// Writes a new vault (schema, header, generation 0, empty manifest under
+    /// `manifestTag`) into empty storage, in one transaction.
+    func createVault(header: VaultHeader, manifestTag: ManifestDigest) throws(StorageError)
+
+    /// Checks that the storage holds exactly the layout of `formatVersion` and nothing else.
+    func checkSchema(formatVersion: Int) throws(StorageError)
+
+    // MARK: Transactions
+
+    /// Runs `body` holding the write lock; commits, or rolls back if `body` throws.
+    func writeTransaction<Result, BodyError: Error>(_ body: () throws(BodyError) -> Result) throws(StorageFailure<BodyError>) -> Result
+
+    /// Runs `body` in one read snapshot (inside a transaction already, in that one's).
+    func readTransaction<Result, BodyError: Error>(_ body: () throws(BodyError) -> Result) throws(StorageFailure<BodyError>) -> Result
+
+    /// The version of the snapshot the last read saw (see the protocol's rules).
+    var snapshotVersion: Int64 { get }
+
+    /// Starts the snapshot of an open read transaction, so ``snapshotVersion`` names it.
+    func pinSnapshot() throws(StorageError)
+
+    // MARK: Header
+
+    func readHeader() throws(StorageError) -> VaultHeader
+    /// The header's key check value alone: the cheap test for "re-keyed by another process".
+    func readMasterKeyCheck() throws(StorageError) -> [UInt8]
+    /// Rewrites how the master key is wrapped (passphrase change, re-key, upgrade).
+    func updateKeyWrapping(_ header: VaultHeader) throws(StorageError)
+    func setFormatVersion(_ version: Int) throws(StorageError)
+
+    // MARK: Items
+
+    /// Calls `body` with the service tag, nonce and sealed record of one row, or
+    /// returns `nil` when there is no such row.
+    func withSealedItem<Result, BodyError: Error>(
+        lookupID: [UInt8],
+        _ body: (_ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer, _ sealed: UnsafeRawBufferPointer) throws(BodyError) -> Result
+    ) throws(StorageFailure<BodyError>) -> Result?
+
+    /// Calls `body` for every row, or every row with this service tag.
+    func forEachRow<BodyError: Error>(serviceTag: [UInt8]?, _ body: (StoredRow) throws(BodyError) -> Void) throws(StorageFailure<BodyError>)
+
+    /// Calls `body` with the identifying columns of every row, or of the rows whose
+    /// lookup id is in `range.lower ..< range.upper` (`upper` `nil`: unbounded), in
+    /// lookup id order: what the manifest is computed from.
+    func forEachRowIdentity<BodyError: Error>(
+        in range: (lower: [UInt8], upper: [UInt8]?)?,
+        _ body: (_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) throws(BodyError) -> Void
+    ) throws(StorageFailure<BodyError>)
+
+    /// Inserts the row, or replaces the one with the same lookup id.
+    func upsert(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(StorageError)
+
+    /// Inserts the row unless one with its lookup id exists; returns whether it inserted.
+    func insertIfAbsent(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(StorageError) -> Bool
+
+    /// Deletes one row; returns its service tag and nonce if it existed.
+    func delete(lookupID: [UInt8]) throws(StorageError) -> (serviceTag: [UInt8], nonce: [UInt8])?
+
+    /// Deletes every row with this service tag, or every row, calling `body` with the
+    /// identifying columns of each; returns how many.
+    func deleteAll<BodyError: Error>(
+        serviceTag: [UInt8]?,
+        _ body: (_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) throws(BodyError) -> Void
+    ) throws(StorageFailure<BodyError>) -> Int
+
+    // MARK: Manifest and generation
+
+    /// The stored manifest root and its tag; `nil` where none is stored (format 1).
+    func readManifestRoot() throws(StorageError) -> (root: [UInt8]?, tag: [UInt8]?)
+    /// Stores the root, its tag and the generation the tag covers, in the caller's transaction.
+    func writeManifestRoot(_ root: ManifestDigest, tag: ManifestDigest, generation: UInt64) throws(StorageError)
+    func readGeneration() throws(StorageError) -> UInt64
+    /// One bucket's stored digest, or `nil` when it has none (an empty bucket).
+    func manifestDigest(bucket: Int) throws(StorageError) -> [UInt8]?
+    /// Stores a bucket's digest; an all-zero digest (an empty bucket) is stored as none.
+    func setManifestDigest(bucket: Int, _ digest: ManifestDigest) throws(StorageError)
+    /// Calls `body` for every stored bucket digest.
+    func forEachManifestBucket<BodyError: Error>(_ body: (_ bucket: Int64, _ digest: UnsafeRawBufferPointer) throws(BodyError) -> Void) throws(StorageFailure<BodyError>)
+    func deleteAllManifestBuckets() throws(StorageError)
+
+    // MARK: Older formats (FormatUpgrade)
+
+    /// Adds format 2's manifest storage to a format-1 vault (the caller fills it in).
+    func addManifestSchema() throws(StorageError)
+    /// Adds format 3's generation counter, starting at `generation`.
+    func addGenerationTable(startingAt generation: UInt64) throws(StorageError)
+}
+
+/// A stored item row: its lookup id, service tag, nonce and sealed record.
+struct StoredRow {
+    var lookupID: [UInt8]
+    var serviceTag: [UInt8]
+    var nonce: [UInt8]
+    var sealed: [UInt8]
+}

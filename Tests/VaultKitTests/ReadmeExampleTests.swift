@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+import VaultKit
+
+/// The library example of README.md and of the VaultKit DocC overview, run as written
+/// (with a temporary path), so the documentation stays true.
+@Suite struct ReadmeExampleTests {
+    @Test func theServiceHandleAndValuesExampleRuns() throws {
+        let (vault, _) = try Fixtures.passphraseVault()
+
+        // One service's items by account, and Codable values in a versioned encoding:
+        struct Login: Codable { var user: String; var token: String; var expires: Date }
+        let api = vault.service("api.example.com")
+        try api.setValue(Login(user: "bob", token: "t0k3n", expires: .now + 3600), account: "bob")
+        let login = try api.value(Login.self, account: "bob")                 // Login(user: "bob", ...)
+        if let entry = try api.entry(account: "carol") { print(entry.item.modified) }   // nil: no such item
+
+        #expect(login.user == "bob" && login.token == "t0k3n")
+        #expect(try api.entry(account: "carol") == nil)
+    }
+
+    @Test func theDocCOverviewExampleRuns() throws {
+        let (vault, _) = try Fixtures.passphraseVault()
+
+        struct Login: Codable { var user: String; var token: String }
+        let api = vault.service("api.example.com")
+        try api.setValue(Login(user: "alice", token: "t0k3n"), account: "alice")
+        let login = try api.value(Login.self, account: "alice")
+        let missing = try api.entry(account: "bob")   // nil: no such item
+
+        #expect(login.token == "t0k3n")
+        #expect(missing == nil)
+    }
+}

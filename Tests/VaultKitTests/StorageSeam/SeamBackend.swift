@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import VaultKit
+
+/// The storages the seam's tests run the engine on, each with a way to change rows
+/// behind the engine's back as another connection would.
+enum SeamBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case memory
+
+    var testDescription: String { rawValue }
+
+    /// A vault unlocked by a raw key, and the hands of "another connection" on its rows.
+    struct Fixture {
+        let vault: Vault
+        let reopen: () throws -> Vault
+        let rows: () -> [StoredRow]
+        /// Inserts or replaces a row as it is given (another connection's commit).
+        let replace: (StoredRow) -> Void
+        let remove: ([UInt8]) -> Void
+        func rowCount() -> Int { rows().count }
+    }
+
+    func makeVault(_ label: String = #function) throws -> Fixture {
+        let key = VaultKey.random()
+        switch self {
+        case .memory:
+            let storage = InMemoryStorage()
+            return Fixture(
+                vault: try Vault.create(in: storage, key: key),
+                reopen: { try Vault.open(storage, key: key) },
+                rows: { Array(storage.committed.rows.values) },
+                replace: { row in storage.tamper { $0.rows[row.lookupID] = row } },
+                remove: { id in storage.tamper { $0.rows[id] = nil } }
+            )
+        case .sqlite:
+            let path = Fixtures.vaultPath(label + "-" + rawValue)
+            let raw = { RawDatabase(path) }
+            return Fixture(
+                vault: try Vault.create(at: path, key: key),
+                reopen: { try Vault.open(at: path, key: key) },
+                rows: {
+                    raw().rows("SELECT lookup_id, service_tag, nonce, sealed FROM vault_items").map { columns in
+                        StoredRow(lookupID: bytes(columns[0]), serviceTag: bytes(columns[1]), nonce: bytes(columns[2]), sealed: bytes(columns[3]))
+                    }
+                },
+                replace: { row in
+                    raw().execute("""
+                        INSERT OR REPLACE INTO vault_items (lookup_id, service_tag, nonce, sealed) VALUES
+                        (X'\(hex(row.lookupID))', X'\(hex(row.serviceTag))', X'\(hex(row.nonce))', X'\(hex(row.sealed))')
+                        """)
+                },
+                remove: { id in raw().execute("DELETE FROM vault_items WHERE lookup_id = X'\(hex(id))'") }
+            )
+        }
+    }
+}
+
+private func hex(_ bytes: [UInt8]) -> String {
+    bytes.map { String(format: "%02x", $0) }.joined()
+}
+
+private func bytes(_ hex: String) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var index = hex.startIndex
+    while index < hex.endIndex {
+        let next = hex.index(index, offsetBy: 2)
+        bytes.append(UInt8(hex[index..<next], radix: 16)!)
+        index = next
+    }
+    return bytes
+}
