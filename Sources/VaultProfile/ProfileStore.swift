@@ -94,6 +94,7 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
     /// The current profile, read synchronously from memory on any thread; `nil` before
     /// ``start(account:)`` has loaded one, and after ``signOut()``.
     public nonisolated var current: Profile? {
+        // The broadcast keeps a latest value (made with one), so the outer optional is always set.
         broadcast.latest ?? nil
     }
 
