@@ -36,6 +36,6 @@ import VaultKit
         #expect(fixture.server.counters.reuseDetections == 0)
         let after = await client.currentTokens
         #expect(after != nil && after != before)
-        #expect(try fixture.store().load() == after)
+        await #expect(try fixture.store().load() == after)
     }
 }

@@ -16,7 +16,7 @@ extension AuthClient {
             if let expected {
                 swap = try await store.save(fresh, ifHolding: expected)
             } else {
-                try await store.saveOffPool(fresh)
+                try await store.save(fresh)
                 swap = .done
             }
         } catch {
@@ -64,7 +64,7 @@ extension AuthClient {
         do {
             let lease = try await refreshLock.acquire()
             defer { lease.release() }
-            try await store.saveOffPool(current)
+            try await store.save(current)
             if tokens?.sameCredential(as: current) == true { unpersisted = false }
         } catch {
             logger.warning("tokens still not persisted", metadata: ["error": "\(error)"])

@@ -60,7 +60,7 @@ extension AuthClient {
         var expected: TokenSet?? = nil
         if !unpersisted {
             do {
-                let inVault = try await store.loadOffPool()
+                let inVault = try await store.load()
                 guard flight.epoch == epoch else { return .failure(endedSessionError) }
                 expected = .some(inVault)
                 guard let inVault else {

@@ -21,7 +21,7 @@ extension AuthClient {
         do {
             let lease = try await refreshLock.acquire()
             defer { lease.release() }
-            try await store.saveOffPool(newTokens)
+            try await store.save(newTokens)
         } catch {
             throw .storage(error)
         }

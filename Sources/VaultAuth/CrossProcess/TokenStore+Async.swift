@@ -16,67 +16,44 @@ extension TokenSet {
     }
 }
 
-/// Every vault call ``AuthClient`` makes after its initial load, in one place, each off the
-/// cooperative pool through ``vaultWork(_:)``: to move them to an asynchronous vault API,
-/// change that one function.
+/// Every vault call ``AuthClient`` makes after its initial load, in one place, each through
+/// the vault's own async calls (``TokenStore/load()``'s async twin and its siblings), so none
+/// of them blocks the cooperative pool.
 ///
 /// The writes the client makes while it holds the refresh lock are conditional, because a
 /// writer that does not take the lock (an app calling ``TokenStore/save(_:)``, `signIn(with:)`
 /// in another process) may still have replaced the tokens: nothing is overwritten or deleted
-/// that the caller has not seen.
+/// that the caller has not seen. Read and write are separate vault calls; the lock holder's
+/// view stays exact because every writer that matters (refreshes, sign-outs) takes the lock.
 extension TokenStore {
-    /// Runs a blocking vault call off the cooperative pool (the vault's reads and durable
-    /// writes take its file locks and `fsync`).
-    private func vaultWork<Success: Sendable>(
-        _ body: @escaping @Sendable (TokenStore) throws(TokenStoreError) -> Success
-    ) async throws(TokenStoreError) -> Success {
-        let store = self
-        return try await OffPool.run { () throws(TokenStoreError) -> Success in try body(store) }
-    }
-
-    func loadOffPool() async throws(TokenStoreError) -> TokenSet? {
-        try await vaultWork { store throws(TokenStoreError) in try store.load() }
-    }
-
-    /// Writes `tokens` whatever the vault holds (a sign-in, a retried write of newer tokens).
-    func saveOffPool(_ tokens: TokenSet) async throws(TokenStoreError) {
-        try await vaultWork { store throws(TokenStoreError) in try store.save(tokens) }
-    }
-
     /// Writes `fresh` if the vault still holds the credential of `expected` (or nothing, when
     /// `expected` is `nil`).
     func save(_ fresh: TokenSet, ifHolding expected: TokenSet?) async throws(TokenStoreError) -> StoreSwap {
-        try await vaultWork { store throws(TokenStoreError) -> StoreSwap in
-            let now = try store.load()
-            guard expected.map({ $0.sameCredential(as: now) }) ?? (now == nil) else { return .changed(now) }
-            try store.save(fresh)
-            return .done
-        }
+        let now = try await load()
+        guard expected.map({ $0.sameCredential(as: now) }) ?? (now == nil) else { return .changed(now) }
+        try await save(fresh)
+        return .done
     }
 
     /// Deletes the item if it still holds the credential of `expected` (compare-and-delete).
     func delete(ifHolding expected: TokenSet) async throws(TokenStoreError) -> StoreSwap {
-        try await vaultWork { store throws(TokenStoreError) -> StoreSwap in
-            let now = try store.load()
-            guard expected.sameCredential(as: now) else { return .changed(now) }
-            try store.clear()
-            return .done
-        }
+        let now = try await load()
+        guard expected.sameCredential(as: now) else { return .changed(now) }
+        try await clear()
+        return .done
     }
 
     /// Reads what the vault holds and deletes it, in one step for the lock holder.
     func take() async throws(TokenStoreError) -> TokenSet? {
-        try await vaultWork { store throws(TokenStoreError) -> TokenSet? in
-            // An item this version cannot read is deleted all the same: a sign-out must not fail on it.
-            let now: TokenSet?
-            do throws(TokenStoreError) {
-                now = try store.load()
-            } catch .undecodable {
-                now = nil
-            }
-            try store.clear()
-            return now
+        // An item this version cannot read is deleted all the same: a sign-out must not fail on it.
+        let now: TokenSet?
+        do throws(TokenStoreError) {
+            now = try await load()
+        } catch .undecodable {
+            now = nil
         }
+        try await clear()
+        return now
     }
 
     /// Stores `sessionID` in the newest tokens: `current`, or what the vault holds if another
@@ -85,12 +62,10 @@ extension TokenStore {
     /// - Returns: the tokens written, or `nil` when the vault holds none (another process
     ///   signed out), and then nothing is written.
     func recordSessionID(_ sessionID: String?, into current: TokenSet) async throws(TokenStoreError) -> TokenSet? {
-        try await vaultWork { store throws(TokenStoreError) -> TokenSet? in
-            let inVault = try store.load()
-            guard var newest = current.sameCredential(as: inVault) ? current : inVault else { return nil }
-            newest.sessionID = sessionID
-            try store.save(newest)
-            return newest
-        }
+        let inVault = try await load()
+        guard var newest = current.sameCredential(as: inVault) ? current : inVault else { return nil }
+        newest.sessionID = sessionID
+        try await save(newest)
+        return newest
     }
 }
