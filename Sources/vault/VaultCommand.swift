@@ -42,6 +42,7 @@ struct VaultCommand: ParsableCommand {
             RunCommand.self, ReadCommand.self, GenerateCommand.self, GitCredentialCommand.self, DockerCredentialCommand.self,
             ImportCommand.self, ExportCommand.self,
             UnlockCommand.self, LockCommand.self, AgentCommand.self,
+            HostCommand.self,
         ]
     )
 }

@@ -112,6 +112,15 @@ protocol VaultStorage: AnyObject {
     func forEachManifestBucket<BodyError: Error>(_ body: (_ bucket: Int64, _ digest: UnsafeRawBufferPointer) throws(BodyError) -> Void) throws(StorageFailure<BodyError>)
     func deleteAllManifestBuckets() throws(StorageError)
 
+    // MARK: Host key wraps (docs/FORMAT.md section 12)
+
+    /// Every host key wrap in UTF-8 byte order of name, or `nil` when the vault has never
+    /// had one (no host wraps table): the engine authenticates the difference.
+    func readHostWraps() throws(StorageError) -> [StoredHostWrap]?
+    /// Replaces all host wraps with `wraps` (creating their table if needed), in the
+    /// caller's transaction.
+    func replaceHostWraps(_ wraps: [StoredHostWrap]) throws(StorageError)
+
     // MARK: Older formats (FormatUpgrade)
 
     /// Adds format 2's manifest storage to a format-1 vault (the caller fills it in).
@@ -126,4 +135,12 @@ struct StoredRow {
     var serviceTag: [UInt8]
     var nonce: [UInt8]
     var sealed: [UInt8]
+}
+
+/// A stored host key wrap: a host's name, its X25519 public key, and the master key
+/// sealed to it with `crypto_box_seal`.
+struct StoredHostWrap: Sendable, Equatable {
+    var name: String
+    var publicKey: [UInt8]
+    var sealedMasterKey: [UInt8]
 }

@@ -35,7 +35,7 @@ public final class Vault: Sendable {
     /// ``close()`` was called from inside a batch closure: close when the batch ends.
     private let closeWhenUnlocked = Atomic<Bool>(false)
 
-    private init(path: String, unlocked: consuming sending UnlockedVault) {
+    init(path: String, unlocked: consuming sending UnlockedVault) {
         self.path = path
         self.state = Mutex(unlocked)
     }
@@ -140,7 +140,7 @@ public final class Vault: Sendable {
         return try unlock(VaultStore(storage), path: storage.location, upgradingFormatOne: false, keyEncryptionKey: rawKeyUnlocking(key))
     }
 
-    private static func openDatabase(_ path: String, busyTimeout: Duration) throws(VaultError) -> VaultDatabase {
+    static func openDatabase(_ path: String, busyTimeout: Duration) throws(VaultError) -> VaultDatabase {
         try VaultStore.converting { () throws(StorageError) in
             try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: milliseconds(busyTimeout))
         }
@@ -311,7 +311,8 @@ public final class Vault: Sendable {
             let header = try vault.store.writeTransaction { () throws(VaultError) -> VaultHeader in
                 try vault.refreshKeysIfRekeyed()
                 let (nonce, wrapped) = UnlockedVault.wrap(masterKey: vault.keys.masterKey, with: keyEncryptionKey)
-                var header = vault.header
+                // As stored, so the new tag covers the host wraps as they are now.
+                var header = try vault.store.readHeader()
                 header.keySource = keySource
                 header.masterKeyNonce = nonce
                 header.wrappedMasterKey = wrapped
@@ -333,7 +334,17 @@ public final class Vault: Sendable {
     /// passphrase or key stays the same. Other processes that have the vault open
     /// follow the change on their next call.
     public func rekey() throws(VaultError) {
+        try rekey(removingHost: nil)
+    }
+
+    /// ``rekey()``, also dropping the host key wrap named `removedHost` (``removeHost(_:)``):
+    /// every remaining wrap, the header's and each other host's, is rewritten to the new
+    /// master key, so the removed host's wrap opens nothing the vault still holds.
+    func rekey(removingHost removedHost: String?) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
+            guard let keyEncryptionKey = vault.keyEncryptionKey else {
+                throw .invalidArgument("re-keying needs the vault opened with its passphrase or key: a host key cannot rewrap them")
+            }
             vault.manifestCheck.committing = nil
             let (newKeys, header) = try vault.store.writeTransaction { () throws(VaultError) -> (KeyHierarchy, VaultHeader) in
                 try vault.refreshKeysIfRekeyed()
@@ -360,8 +371,21 @@ public final class Vault: Sendable {
                     // New row ids are hashes under the new key: meeting an old one is a 2^-256 event.
                     guard try vault.insertIfAbsent(sealed) else { throw .corrupted(reason: "re-keyed row id already in use") }
                 }
-                let (nonce, wrapped) = UnlockedVault.wrap(masterKey: newKeys.masterKey, with: vault.keyEncryptionKey)
+                let (nonce, wrapped) = UnlockedVault.wrap(masterKey: newKeys.masterKey, with: keyEncryptionKey)
                 var header = vault.header
+                if var wraps = try vault.store.readHostWraps() {
+                    if let removedHost {
+                        guard wraps.contains(where: { $0.name.utf8.elementsEqual(removedHost.utf8) }) else { throw .invalidArgument("no host named \(removedHost)") }
+                        wraps.removeAll { $0.name.utf8.elementsEqual(removedHost.utf8) }
+                    }
+                    wraps = try HostWraps.resealed(wraps, to: newKeys.masterKey)
+                    try vault.store.replaceHostWraps(wraps)
+                    header.hostWrapsDigest = HostWraps.digest(wraps)
+                } else if let removedHost {
+                    throw .invalidArgument("no host named \(removedHost)")
+                } else {
+                    header.hostWrapsDigest = nil
+                }
                 header.masterKeyNonce = nonce
                 header.wrappedMasterKey = wrapped
                 header.masterKeyCheck = newKeys.keyCheck
