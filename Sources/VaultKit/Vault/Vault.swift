@@ -350,6 +350,14 @@ public final class Vault: Sendable {
                 try vault.refreshKeysIfRekeyed()
                 // A fresh manifest is built from the rows: they must be the right ones.
                 try vault.ensureManifestVerified(bucket: nil)
+                // Read while the stored header and wraps still match the tag.
+                let generation = try vault.verifiedGeneration() + 1
+                var hostWraps = try vault.store.readHostWraps()
+                if let removedHost {
+                    let named = { (wrap: StoredHostWrap) in wrap.name.utf8.elementsEqual(removedHost.utf8) }
+                    guard hostWraps?.contains(where: named) == true else { throw .invalidArgument("no host named \(removedHost)") }
+                    hostWraps?.removeAll(where: named)
+                }
                 let newKeys = KeyHierarchy(masterKey: KeyHierarchy.randomMasterKey())
                 // One item at a time, from a list of row ids (32 bytes each): holding every
                 // re-sealed item at once cost about five times the vault's size in memory.
@@ -373,23 +381,16 @@ public final class Vault: Sendable {
                 }
                 let (nonce, wrapped) = UnlockedVault.wrap(masterKey: newKeys.masterKey, with: keyEncryptionKey)
                 var header = vault.header
-                if var wraps = try vault.store.readHostWraps() {
-                    if let removedHost {
-                        guard wraps.contains(where: { $0.name.utf8.elementsEqual(removedHost.utf8) }) else { throw .invalidArgument("no host named \(removedHost)") }
-                        wraps.removeAll { $0.name.utf8.elementsEqual(removedHost.utf8) }
-                    }
-                    wraps = try HostWraps.resealed(wraps, to: newKeys.masterKey)
-                    try vault.store.replaceHostWraps(wraps)
-                    header.hostWrapsDigest = HostWraps.digest(wraps)
-                } else if let removedHost {
-                    throw .invalidArgument("no host named \(removedHost)")
+                if let hostWraps {
+                    let resealed = try HostWraps.resealed(hostWraps, to: newKeys.masterKey)
+                    try vault.store.replaceHostWraps(resealed)
+                    header.hostWrapsDigest = HostWraps.digest(resealed)
                 } else {
                     header.hostWrapsDigest = nil
                 }
                 header.masterKeyNonce = nonce
                 header.wrappedMasterKey = wrapped
                 header.masterKeyCheck = newKeys.keyCheck
-                let generation = try vault.verifiedGeneration() + 1
                 try vault.store.updateKeyWrapping(header)
                 let root = try UnlockedVault.rebuildManifest(store: vault.store, keys: newKeys, header: header, generation: generation)
                 vault.manifestCheck.committing = (generation, root)
