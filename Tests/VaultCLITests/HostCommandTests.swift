@@ -72,6 +72,17 @@ import Glibc
         #expect(both.status == 2)
     }
 
+    @Test func theAgentIsNotHandedAHostKeyItCannotUse() throws {
+        let cli = CLI()
+        try cli.initVault()
+        let key = cli.directory + "/b.key"
+        _ = try cli.run(["host", "keygen", "--out", key], vault: false)
+        let unlock = try cli.run(["unlock", "--host-key", key], unset: ["VAULT_PASSPHRASE"])
+        #expect(unlock.status == 2)
+        #expect(unlock.isOneErrorLine)
+        #expect(unlock.stderr.contains("vault unlock cannot use --host-key"))
+    }
+
     @Test func hostWrapsChangedInTheFileAreReportedAsTampering() throws {
         let cli = CLI()
         try cli.initVault()

@@ -2,7 +2,7 @@
 ///
 /// The engine (`Vault/`: keys, records, the manifest, format upgrades) calls only
 /// this protocol; ``VaultDatabase`` (one SQLite file) is its first implementation.
-/// A storage knows nothing of keys or records: it keeps opaque bytes in four places,
+/// A storage knows nothing of keys or records: it keeps opaque bytes in five places,
 /// laid out by docs/FORMAT.md, and answers in its own error type (``StorageError``).
 ///
 /// - the **header**: one row (``VaultHeader``), plus the manifest root and its tag;
@@ -10,6 +10,8 @@
 ///   and a sealed record;
 /// - the **manifest buckets**: bucket number -> 32-byte digest, no row for an empty one;
 /// - the **generation**: one counter, written with the root.
+/// - the **host key wraps**: name -> public key and sealed master key, absent until the
+///   first host is added.
 ///
 /// What an implementation must guarantee (the engine's integrity rests on it):
 /// - ``writeTransaction(_:)`` holds an exclusive write lock for its whole body (so a
