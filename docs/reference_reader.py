@@ -8,6 +8,7 @@ VaultKit wrote, which keeps FORMAT.md honest.
 Usage:
     VAULT_PASSPHRASE=... reference_reader.py VAULT      # passphrase vault
     reference_reader.py VAULT --key-file KEYFILE         # raw-key vault (32 bytes)
+    reference_reader.py VAULT --host-key-file KEYFILE    # through a host key wrap (32-byte X25519 private key)
 
 Prints one JSON object per item (secret and generic data as hex), sorted by
 service then account, and exits 1 with a message on any authentication failure,
@@ -104,6 +105,23 @@ def header_bytes(version, vault_id, algorithm, salt, ops, mem, nonce, wrapped, c
             + struct.pack("<QQ", ops or 0, mem or 0) + nonce + wrapped + check)
 
 
+def host_wraps(db):
+    """FORMAT.md section 12: the host key wraps, or None when the table does not exist."""
+    exists = db.execute(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'vault_host_wraps'").fetchone()[0]
+    if not exists:
+        return None
+    return list(db.execute("SELECT name, public_key, sealed_master_key FROM vault_host_wraps"))
+
+
+def host_wraps_digest(wraps):
+    """FORMAT.md section 12: unkeyed BLAKE2b-256 over the wraps in name byte order."""
+    message = b"\x08"
+    for name, public_key, sealed in sorted(wraps, key=lambda wrap: wrap[0].encode("utf-8")):
+        message += lp(name.encode("utf-8")) + public_key + lp(sealed)
+    return nacl.hash.blake2b(message, digest_size=32, encoder=nacl.encoding.RawEncoder)
+
+
 def verify_manifest(db, manifest_key, version, header):
     """FORMAT.md "Manifest": bucket digests from the rows, root from the buckets, tag."""
     combine = add if version >= 3 else xor
@@ -148,6 +166,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("vault")
     parser.add_argument("--key-file")
+    parser.add_argument("--host-key-file")
     args = parser.parse_args()
 
     db = sqlite3.connect(f"file:{args.vault}?mode=ro", uri=True)
@@ -160,7 +179,19 @@ def main():
     if version not in (2, 3):
         fail(f"unsupported format version {version}")
 
-    if algorithm == "argon2id13":
+    wraps = host_wraps(db) if version >= 3 else None
+    if args.host_key_file:
+        with open(args.host_key_file, "rb") as handle:
+            private_key = handle.read()
+        public_key = sodium.crypto_scalarmult_base(private_key)
+        sealed = next((wrap[2] for wrap in wraps or [] if wrap[1] == public_key), None)
+        if sealed is None:
+            fail("wrong passphrase or key")
+        try:
+            master = sodium.crypto_box_seal_open(sealed, public_key, private_key)
+        except Exception:
+            fail("wrong passphrase or key")
+    elif algorithm == "argon2id13":
         passphrase = os.environ.get("VAULT_PASSPHRASE")
         if passphrase is None:
             fail("set VAULT_PASSPHRASE")
@@ -171,13 +202,16 @@ def main():
     else:
         fail(f"unknown kdf {algorithm}")
 
-    if version >= 3:
+    if args.host_key_file:
+        pass
+    elif version >= 3:
         # Format 3 wraps the master key under a key derived for the format (FORMAT.md section 3).
         kek = keyed_hash(kek, b"VaultKit key wrapping, format 3")
-    try:
-        master = nacl.secret.SecretBox(kek).decrypt(wrapped, nonce)
-    except Exception:
-        fail("wrong passphrase or key")
+    if not args.host_key_file:
+        try:
+            master = nacl.secret.SecretBox(kek).decrypt(wrapped, nonce)
+        except Exception:
+            fail("wrong passphrase or key")
     if subkey(master, 3) != check:
         fail("master key check mismatch")
     sealing_key, index_key, manifest_key = subkey(master, 1), subkey(master, 2), subkey(master, 4)
@@ -201,8 +235,10 @@ def main():
             "generic": generic.hex() if generic is not None else None,
             "created": created, "modified": modified, "secret": secret.hex(),
         })
-    verify_manifest(db, manifest_key, version,
-                    header_bytes(version, vault_id, algorithm, salt, ops, mem, nonce, wrapped, check))
+    header = header_bytes(version, vault_id, algorithm, salt, ops, mem, nonce, wrapped, check)
+    if wraps is not None:
+        header += host_wraps_digest(wraps)
+    verify_manifest(db, manifest_key, version, header)
     items.sort(key=lambda item: (item["service"].encode("utf-8"), item["account"].encode("utf-8")))
     for item in items:
         print(json.dumps(item, ensure_ascii=False, sort_keys=True))

@@ -22,9 +22,20 @@ struct VaultOptions: ParsableArguments {
     )
     var keyFileOption: String?
 
+    @Option(
+        name: .customLong("host-key"),
+        help: ArgumentHelp(
+            "Unlock with this host's private key file (vault host keygen) instead. Default: $VAULT_HOST_KEY_FILE.",
+            valueName: "path"
+        )
+    )
+    var hostKeyFileOption: String?
+
     func validate() throws {
         if vaultPath?.isEmpty == true { throw ValidationError("--vault needs a non-empty path") }
         if keyFileOption?.isEmpty == true { throw ValidationError("--key-file needs a non-empty path") }
+        if hostKeyFileOption?.isEmpty == true { throw ValidationError("--host-key needs a non-empty path") }
+        if keyFileOption != nil && hostKeyFileOption != nil { throw ValidationError("use either --key-file or --host-key, not both") }
     }
 
     /// The vault file, following the documented order.
@@ -42,7 +53,10 @@ struct VaultOptions: ParsableArguments {
     }
 
     /// The key file to use, if any: `--key-file`, else `$VAULT_KEY_FILE`.
-    var keyFile: String? { keyFileOption ?? Environment.value("VAULT_KEY_FILE") }
+    var keyFile: String? { keyFileOption ?? (hostKeyFileOption == nil ? Environment.value("VAULT_KEY_FILE") : nil) }
+
+    /// The host key file to use when no key file is: `--host-key`, else `$VAULT_HOST_KEY_FILE`.
+    var hostKeyFile: String? { hostKeyFileOption ?? Environment.value("VAULT_HOST_KEY_FILE") }
 
     /// Opens the existing vault with the key file, or the passphrase from the
     /// environment or the terminal.
@@ -54,18 +68,20 @@ struct VaultOptions: ParsableArguments {
 
     /// - Parameter upgradingFormatOne: open a format-1 vault too (`vault upgrade`).
     func openVault(upgradingFormatOne: Bool = false) throws -> Vault {
-        try Self.openVault(at: path(), keyFile: keyFile, upgradingFormatOne: upgradingFormatOne, acceptingRollback: acceptRollback)
+        try Self.openVault(at: path(), keyFile: keyFile, hostKeyFile: hostKeyFile, upgradingFormatOne: upgradingFormatOne, acceptingRollback: acceptRollback)
     }
 
     /// ``openVault(upgradingFormatOne:)`` for a path and key file found without the
     /// parser (``FastPath``).
-    static func openVault(at path: String, keyFile: String?, upgradingFormatOne: Bool = false, acceptingRollback: Bool = false) throws -> Vault {
+    static func openVault(at path: String, keyFile: String?, hostKeyFile: String? = nil, upgradingFormatOne: Bool = false, acceptingRollback: Bool = false) throws -> Vault {
         // Before asking for a passphrase that could not be used anyway.
         if access(path, F_OK) != 0 && errno == ENOENT { throw VaultError.vaultNotFound(path: path) }
         let vault: Vault
         if let keyFile {
             let key = try Credentials.key(fromFile: keyFile)
             vault = upgradingFormatOne ? try Vault.upgrade(at: path, key: key) : try Vault.open(at: path, key: key)
+        } else if let hostKeyFile {
+            vault = try Vault.open(at: path, hostKey: Credentials.hostKey(fromFile: hostKeyFile))
         } else {
             let passphrase = try Credentials.passphrase(prompt: "Passphrase for \(path): ")
             vault = upgradingFormatOne ? try Vault.upgrade(at: path, passphrase: passphrase) : try Vault.open(at: path, passphrase: passphrase)

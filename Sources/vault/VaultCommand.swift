@@ -20,6 +20,9 @@ struct VaultCommand: ParsableCommand {
             prompt on the terminal. Without any of them (no terminal, as in CI) the \
             command fails at once instead of waiting.
 
+            HOST KEYS: --host-key PATH or $VAULT_HOST_KEY_FILE unlocks with this host's own \
+            key pair instead, once another host added it (see 'vault host --help').
+
             SECRETS are read from standard input when it is not a terminal (all of it, \
             minus one trailing newline), else prompted for without echo. No option \
             takes a secret: the command line is visible to every user of the machine.
@@ -43,6 +46,7 @@ struct VaultCommand: ParsableCommand {
             RunCommand.self, ReadCommand.self, GenerateCommand.self, GitCredentialCommand.self, DockerCredentialCommand.self,
             ImportCommand.self, ExportCommand.self,
             UnlockCommand.self, LockCommand.self, AgentCommand.self,
+            HostCommand.self,
             VersionCommand.self,
         ]
     )

@@ -74,6 +74,15 @@ final class VaultDatabase: VaultStorage {
             generation INTEGER NOT NULL
         ) STRICT
         """
+    /// Host key wraps (docs/FORMAT.md section 12): created by the first `addHost`, so a
+    /// vault without hosts keeps exactly the format-3 schema above.
+    private static let hostWrapsTable = """
+        CREATE TABLE vault_host_wraps (
+            name TEXT PRIMARY KEY NOT NULL,
+            public_key BLOB NOT NULL,
+            sealed_master_key BLOB NOT NULL
+        ) STRICT, WITHOUT ROWID
+        """
     private static let schema = [headerTable, itemsTable, itemsByServiceIndex, manifestTable, generationTable].joined(separator: ";\n") + ";"
 
     // MARK: Opening and creating
@@ -197,10 +206,13 @@ final class VaultDatabase: VaultStorage {
         } else {
             expected["table vault_header"] = [Self.formatOneHeaderTable]
         }
+        // The one optional object: its presence is authenticated by the manifest tag instead.
+        let optional: [String: Set<String>] = formatVersion >= 3 ? ["table vault_host_wraps": [Self.hostWrapsTable]] : [:]
         var seen = 0
         try query("SELECT type, name, sql FROM sqlite_schema") { statement in
             while try statement.step() {
                 let key = "\(statement.text(0) ?? "") \(statement.text(1) ?? "")"
+                if let texts = optional[key], let sql = statement.text(2), texts.contains(sql) { continue }
                 guard let texts = expected[key], let sql = statement.text(2), texts.contains(sql) else {
                     throw StorageError.schemaChanged
                 }
@@ -351,6 +363,38 @@ final class VaultDatabase: VaultStorage {
             try statement.bind(6, blob: header.wrappedMasterKey)
             try statement.bind(7, blob: header.masterKeyCheck)
             _ = try statement.step()
+        }
+    }
+
+    // MARK: Host key wraps
+
+    func readHostWraps() throws(StorageError) -> [StoredHostWrap]? {
+        let exists = try query("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'vault_host_wraps'") { statement in
+            _ = try statement.step()
+            return statement.int64(0) > 0
+        }
+        guard exists else { return nil }
+        return try query("SELECT name, public_key, sealed_master_key FROM vault_host_wraps ORDER BY CAST(name AS BLOB)") { statement in
+            var wraps: [StoredHostWrap] = []
+            while try statement.step() {
+                wraps.append(StoredHostWrap(
+                    name: statement.text(0) ?? "", publicKey: Array(statement.blob(1)), sealedMasterKey: Array(statement.blob(2))
+                ))
+            }
+            return wraps
+        }
+    }
+
+    func replaceHostWraps(_ wraps: [StoredHostWrap]) throws(StorageError) {
+        if try readHostWraps() == nil { try run(Self.hostWrapsTable) }
+        try run("DELETE FROM vault_host_wraps")
+        for wrap in wraps {
+            try query("INSERT INTO vault_host_wraps (name, public_key, sealed_master_key) VALUES (?, ?, ?)") { statement in
+                try statement.bind(1, text: wrap.name)
+                try statement.bind(2, blob: wrap.publicKey)
+                try statement.bind(3, blob: wrap.sealedMasterKey)
+                _ = try statement.step()
+            }
         }
     }
 

@@ -28,6 +28,10 @@ struct VaultHeader: Sendable {
     var wrappedMasterKey: [UInt8]
     /// Subkey 3 of the master key, so a process can tell the vault was re-keyed.
     var masterKeyCheck: [UInt8]
+    /// The digest of the host key wraps (docs/FORMAT.md section 12), or `nil` when the
+    /// vault has none: not a column, but read with the header so that every manifest tag
+    /// covers the wraps too.
+    var hostWrapsDigest: [UInt8]? = nil
 
     /// Checks lengths and bounds of values read from disk, so a damaged header is
     /// reported as such instead of reaching libsodium.
@@ -68,6 +72,7 @@ struct VaultHeader: Sendable {
         bytes += masterKeyNonce
         bytes += wrappedMasterKey
         bytes += masterKeyCheck
+        if let hostWrapsDigest { bytes += hostWrapsDigest }
         return bytes
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// The engine (`Vault/`: keys, records, the manifest, format upgrades) calls only
 /// this protocol; ``VaultDatabase`` (one SQLite file) is its first implementation.
-/// A storage knows nothing of keys or records: it keeps opaque bytes in four places,
+/// A storage knows nothing of keys or records: it keeps opaque bytes in five places,
 /// laid out by docs/FORMAT.md, and answers in its own error type (``StorageError``).
 ///
 /// - the **header**: one row (``VaultHeader``), plus the manifest root and its tag;
@@ -10,6 +10,8 @@
 ///   and a sealed record;
 /// - the **manifest buckets**: bucket number -> 32-byte digest, no row for an empty one;
 /// - the **generation**: one counter, written with the root.
+/// - the **host key wraps**: name -> public key and sealed master key, absent until the
+///   first host is added.
 ///
 /// What an implementation must guarantee (the engine's integrity rests on it):
 /// - ``writeTransaction(_:)`` holds an exclusive write lock for its whole body (so a
@@ -112,6 +114,15 @@ protocol VaultStorage: AnyObject {
     func forEachManifestBucket<BodyError: Error>(_ body: (_ bucket: Int64, _ digest: UnsafeRawBufferPointer) throws(BodyError) -> Void) throws(StorageFailure<BodyError>)
     func deleteAllManifestBuckets() throws(StorageError)
 
+    // MARK: Host key wraps (docs/FORMAT.md section 12)
+
+    /// Every host key wrap in UTF-8 byte order of name, or `nil` when the vault has never
+    /// had one (no host wraps table): the engine authenticates the difference.
+    func readHostWraps() throws(StorageError) -> [StoredHostWrap]?
+    /// Replaces all host wraps with `wraps` (creating their table if needed), in the
+    /// caller's transaction.
+    func replaceHostWraps(_ wraps: [StoredHostWrap]) throws(StorageError)
+
     // MARK: Older formats (FormatUpgrade)
 
     /// Adds format 2's manifest storage to a format-1 vault (the caller fills it in).
@@ -126,4 +137,12 @@ struct StoredRow {
     var serviceTag: [UInt8]
     var nonce: [UInt8]
     var sealed: [UInt8]
+}
+
+/// A stored host key wrap: a host's name, its X25519 public key, and the master key
+/// sealed to it with `crypto_box_seal`.
+struct StoredHostWrap: Sendable, Equatable {
+    var name: String
+    var publicKey: [UInt8]
+    var sealedMasterKey: [UInt8]
 }

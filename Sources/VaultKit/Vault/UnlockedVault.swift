@@ -6,8 +6,11 @@ struct UnlockedVault {
     let store: VaultStore
     var keys: KeyHierarchy
     /// Kept (locked in memory) so a re-key by another process can be followed and
-    /// ``Vault/rekey()`` needs no passphrase.
-    var keyEncryptionKey: SecureBuffer
+    /// ``Vault/rekey()`` needs no passphrase; `nil` when a host key unlocked the vault.
+    var keyEncryptionKey: SecureBuffer?
+    /// The host key that unlocked the vault, if one did: it follows a re-key through
+    /// this host's wrap instead of the header's.
+    var hostKey: HostKeyPair? = nil
     var header: VaultHeader
     /// What this process has verified of the manifest (see `Manifest.swift`).
     let manifestCheck = ManifestCheck()
@@ -45,6 +48,14 @@ struct UnlockedVault {
         return (nonce, wrapped)
     }
 
+    /// The master key of `header` as this handle unlocks it: through the header's wrap
+    /// with the key-encryption key, or through this host's wrap.
+    func unwrapMasterKey(_ header: VaultHeader) throws(VaultError) -> SecureBuffer? {
+        if let keyEncryptionKey { return Self.unwrapMasterKey(header, with: keyEncryptionKey) }
+        guard let hostKey, let wraps = try store.readHostWraps() else { return nil }
+        return HostWraps.open(wraps, with: hostKey)
+    }
+
     /// Follows a re-key made by another process since this one unlocked the vault.
     ///
     /// Called inside every write transaction, so no item is ever sealed under a master
@@ -54,7 +65,7 @@ struct UnlockedVault {
     mutating func refreshKeysIfRekeyed() throws(VaultError) -> Bool {
         guard try store.readMasterKeyCheck() != keys.keyCheck else { return false }
         let newHeader = try store.readHeader()
-        guard let masterKey = Self.unwrapMasterKey(newHeader, with: keyEncryptionKey) else { throw .keyChanged }
+        guard let masterKey = try unwrapMasterKey(newHeader) else { throw .keyChanged }
         let newKeys = KeyHierarchy(masterKey: masterKey)
         guard newKeys.keyCheck == newHeader.masterKeyCheck else { throw .tampered(reason: "master key check does not match") }
         keys = newKeys

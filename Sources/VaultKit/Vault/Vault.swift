@@ -35,7 +35,7 @@ public final class Vault: Sendable {
     /// ``close()`` was called from inside a batch closure: close when the batch ends.
     private let closeWhenUnlocked = Atomic<Bool>(false)
 
-    private init(path: String, unlocked: consuming sending UnlockedVault) {
+    init(path: String, unlocked: consuming sending UnlockedVault) {
         self.path = path
         self.state = Mutex(unlocked)
     }
@@ -140,7 +140,7 @@ public final class Vault: Sendable {
         return try unlock(VaultStore(storage), path: storage.location, upgradingFormatOne: false, keyEncryptionKey: rawKeyUnlocking(key))
     }
 
-    private static func openDatabase(_ path: String, busyTimeout: Duration) throws(VaultError) -> VaultDatabase {
+    static func openDatabase(_ path: String, busyTimeout: Duration) throws(VaultError) -> VaultDatabase {
         try VaultStore.converting { () throws(StorageError) in
             try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: milliseconds(busyTimeout))
         }
@@ -311,7 +311,8 @@ public final class Vault: Sendable {
             let header = try vault.store.writeTransaction { () throws(VaultError) -> VaultHeader in
                 try vault.refreshKeysIfRekeyed()
                 let (nonce, wrapped) = UnlockedVault.wrap(masterKey: vault.keys.masterKey, with: keyEncryptionKey)
-                var header = vault.header
+                // As stored, so the new tag covers the host wraps as they are now.
+                var header = try vault.store.readHeader()
                 header.keySource = keySource
                 header.masterKeyNonce = nonce
                 header.wrappedMasterKey = wrapped
@@ -333,12 +334,30 @@ public final class Vault: Sendable {
     /// passphrase or key stays the same. Other processes that have the vault open
     /// follow the change on their next call.
     public func rekey() throws(VaultError) {
+        try rekey(removingHost: nil)
+    }
+
+    /// ``rekey()``, also dropping the host key wrap named `removedHost` (``removeHost(_:)``):
+    /// every remaining wrap, the header's and each other host's, is rewritten to the new
+    /// master key, so the removed host's wrap opens nothing the vault still holds.
+    func rekey(removingHost removedHost: String?) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
+            guard let keyEncryptionKey = vault.keyEncryptionKey else {
+                throw .invalidArgument("re-keying needs the vault opened with its passphrase or key: a host key cannot rewrap them")
+            }
             vault.manifestCheck.committing = nil
             let (newKeys, header) = try vault.store.writeTransaction { () throws(VaultError) -> (KeyHierarchy, VaultHeader) in
                 try vault.refreshKeysIfRekeyed()
                 // A fresh manifest is built from the rows: they must be the right ones.
                 try vault.ensureManifestVerified(bucket: nil)
+                // Read while the stored header and wraps still match the tag.
+                let generation = try vault.verifiedGeneration() + 1
+                var hostWraps = try vault.store.readHostWraps()
+                if let removedHost {
+                    let named = { (wrap: StoredHostWrap) in wrap.name.utf8.elementsEqual(removedHost.utf8) }
+                    guard hostWraps?.contains(where: named) == true else { throw .invalidArgument("no host named \(removedHost)") }
+                    hostWraps?.removeAll(where: named)
+                }
                 let newKeys = KeyHierarchy(masterKey: KeyHierarchy.randomMasterKey())
                 // One item at a time, from a list of row ids (32 bytes each): holding every
                 // re-sealed item at once cost about five times the vault's size in memory.
@@ -360,12 +379,18 @@ public final class Vault: Sendable {
                     // New row ids are hashes under the new key: meeting an old one is a 2^-256 event.
                     guard try vault.insertIfAbsent(sealed) else { throw .corrupted(reason: "re-keyed row id already in use") }
                 }
-                let (nonce, wrapped) = UnlockedVault.wrap(masterKey: newKeys.masterKey, with: vault.keyEncryptionKey)
+                let (nonce, wrapped) = UnlockedVault.wrap(masterKey: newKeys.masterKey, with: keyEncryptionKey)
                 var header = vault.header
+                if let hostWraps {
+                    let resealed = try HostWraps.resealed(hostWraps, to: newKeys.masterKey)
+                    try vault.store.replaceHostWraps(resealed)
+                    header.hostWrapsDigest = HostWraps.digest(resealed)
+                } else {
+                    header.hostWrapsDigest = nil
+                }
                 header.masterKeyNonce = nonce
                 header.wrappedMasterKey = wrapped
                 header.masterKeyCheck = newKeys.keyCheck
-                let generation = try vault.verifiedGeneration() + 1
                 try vault.store.updateKeyWrapping(header)
                 let root = try UnlockedVault.rebuildManifest(store: vault.store, keys: newKeys, header: header, generation: generation)
                 vault.manifestCheck.committing = (generation, root)

@@ -34,8 +34,19 @@ struct VaultStore {
 
     // MARK: Header
 
+    /// The header, with the digest of the host key wraps the manifest tag covers with it.
     func readHeader() throws(VaultError) -> VaultHeader {
-        try Self.converting { () throws(StorageError) in try storage.readHeader() }
+        var header = try Self.converting { () throws(StorageError) in try storage.readHeader() }
+        header.hostWrapsDigest = try readHostWraps().map(HostWraps.digest)
+        return header
+    }
+
+    func readHostWraps() throws(VaultError) -> [StoredHostWrap]? {
+        try Self.converting { () throws(StorageError) in try storage.readHostWraps() }
+    }
+
+    func replaceHostWraps(_ wraps: [StoredHostWrap]) throws(VaultError) {
+        try Self.converting { () throws(StorageError) in try storage.replaceHostWraps(wraps) }
     }
 
     func readMasterKeyCheck() throws(VaultError) -> [UInt8] {

@@ -80,6 +80,16 @@ enum Credentials {
         return key
     }
 
+    /// The key pair in a host key file (`vault host keygen`): exactly 32 raw bytes of
+    /// X25519 private key, checked like a key file.
+    static func hostKey(fromFile path: String) throws(CLIError) -> HostKeyPair {
+        let contents = try readFile(path, what: "the host key file \(path)", limit: 4096)
+        guard contents.count == HostKeyPair.privateKeyByteCount, let pair = try? HostKeyPair(privateKey: contents) else {
+            throw .keyFileLength(path: path, count: contents.count)
+        }
+        return pair
+    }
+
     /// Creates a key file holding a new random key, readable by its owner only.
     /// Fails if anything exists at `path` (`O_EXCL`), so a key is never overwritten.
     static func createKeyFile(at path: String) throws(CLIError) -> VaultKey {

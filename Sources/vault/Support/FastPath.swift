@@ -18,7 +18,7 @@ enum FastPath {
         guard let (command, service, account, vaultPath) = recognise(arguments) else { return nil }
         // A missing location is reported by the parser's path, which finds the same.
         guard let path = try? VaultOptions.path(given: vaultPath) else { return nil }
-        let openHere = { try VaultOptions.openVault(at: path, keyFile: Environment.value("VAULT_KEY_FILE")) }
+        let openHere = { try VaultOptions.openVault(at: path, keyFile: Environment.value("VAULT_KEY_FILE"), hostKeyFile: Environment.value("VAULT_HOST_KEY_FILE")) }
         do {
             let vault: any ItemStore = try AgentVault.ifHeld(path: path, openHere: openHere) ?? openHere()
             defer { vault.close() }

@@ -19,6 +19,8 @@ final class InMemoryStorage: VaultStorage, @unchecked Sendable {
         var generation: UInt64?
         var rows: [[UInt8]: StoredRow] = [:]
         var buckets: [Int64: [UInt8]] = [:]
+        /// `nil` until the first host is added, as a table that does not exist yet.
+        var hostWraps: [StoredHostWrap]?
     }
 
     let location: String
@@ -110,6 +112,16 @@ final class InMemoryStorage: VaultStorage, @unchecked Sendable {
 
     func setFormatVersion(_ version: Int) throws(StorageError) {
         current.header?.formatVersion = version
+    }
+
+    // MARK: Host key wraps
+
+    func readHostWraps() throws(StorageError) -> [StoredHostWrap]? {
+        current.hostWraps
+    }
+
+    func replaceHostWraps(_ wraps: [StoredHostWrap]) throws(StorageError) {
+        current.hostWraps = wraps
     }
 
     // MARK: Items

@@ -1,0 +1,46 @@
+import Foundation
+internal import CSodium
+
+/// A host's X25519 public key: what another host adds to a vault so that this host can
+/// unlock it with its own private key (see ``Vault/addHost(_:name:)``).
+///
+/// Public keys are not secrets; they travel as 44 characters of base64.
+public struct HostPublicKey: Sendable, Hashable, CustomStringConvertible {
+    /// The length of a public key, in bytes.
+    public static let byteCount = 32
+
+    /// The 32 key bytes.
+    public let bytes: [UInt8]
+
+    /// Wraps exactly ``byteCount`` bytes.
+    ///
+    /// - Throws: ``VaultError/invalidArgument(_:)`` for any other length.
+    public init(bytes: [UInt8]) throws(VaultError) {
+        guard bytes.count == Self.byteCount else {
+            throw .invalidArgument("a host public key must be exactly \(Self.byteCount) bytes, not \(bytes.count)")
+        }
+        self.bytes = bytes
+    }
+
+    /// Reads standard base64 with padding, 44 characters (surrounding whitespace is ignored).
+    public init(base64: String) throws(VaultError) {
+        let text = base64.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let data = Data(base64Encoded: text), data.count == Self.byteCount else {
+            throw .invalidArgument("a host public key must be 44 characters of base64")
+        }
+        bytes = Array(data)
+    }
+
+    /// The key as standard base64, as ``init(base64:)`` reads it.
+    public var base64: String { Data(bytes).base64EncodedString() }
+
+    /// A short name for comparing keys by eye: `"vk1:"` and the first 16 bytes of the
+    /// key's BLAKE2b-256 in lowercase hex.
+    public var fingerprint: String {
+        var digest = [UInt8](repeating: 0, count: 32)
+        _ = crypto_generichash(&digest, 32, bytes, UInt64(bytes.count), nil, 0)
+        return "vk1:" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    public var description: String { base64 }
+}

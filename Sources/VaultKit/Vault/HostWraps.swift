@@ -1,0 +1,68 @@
+internal import CSodium
+
+/// The master key sealed to each host's public key (docs/FORMAT.md section 12): how the
+/// rows of `vault_host_wraps` are made, checked and authenticated.
+enum HostWraps {
+    /// What the manifest tag covers of the wraps: `BLAKE2b-256(0x08 || for each wrap in
+    /// name byte order: lp(name) || public_key || lp(sealed_master_key))`, unkeyed, since
+    /// the tag around it is keyed. Any row added, removed or changed changes it.
+    static func digest(_ wraps: [StoredHostWrap]) -> [UInt8] {
+        var message: [UInt8] = [0x08]
+        func lengthPrefixed(_ bytes: [UInt8]) {
+            withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { message += $0 }
+            message += bytes
+        }
+        for wrap in sorted(wraps) {
+            lengthPrefixed(Array(wrap.name.utf8))
+            message += wrap.publicKey
+            lengthPrefixed(wrap.sealedMasterKey)
+        }
+        var digest = [UInt8](repeating: 0, count: 32)
+        _ = crypto_generichash(&digest, 32, message, UInt64(message.count), nil, 0)
+        return digest
+    }
+
+    /// In name byte order (what SQLite's `ORDER BY CAST(name AS BLOB)` gives).
+    static func sorted(_ wraps: [StoredHostWrap]) -> [StoredHostWrap] {
+        wraps.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+    }
+
+    /// `crypto_box_seal(masterKey, publicKey)`: 80 bytes only the host's private key opens.
+    static func seal(_ masterKey: SecureBuffer, to publicKey: HostPublicKey) -> [UInt8] {
+        var sealed = [UInt8](repeating: 0, count: Int(crypto_box_sealbytes()) + SecretBox.keyByteCount)
+        masterKey.withBytes { key in
+            _ = crypto_box_seal(&sealed, key.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(key.count), publicKey.bytes)
+        }
+        return sealed
+    }
+
+    /// The same hosts with the master key `masterKey` sealed to each (re-key, host removal).
+    static func resealed(_ wraps: [StoredHostWrap], to masterKey: SecureBuffer) throws(VaultError) -> [StoredHostWrap] {
+        var result: [StoredHostWrap] = []
+        for wrap in wraps {
+            let publicKey = try publicKey(of: wrap)
+            result.append(StoredHostWrap(name: wrap.name, publicKey: wrap.publicKey, sealedMasterKey: seal(masterKey, to: publicKey)))
+        }
+        return result
+    }
+
+    static func publicKey(of wrap: StoredHostWrap) throws(VaultError) -> HostPublicKey {
+        do { return try HostPublicKey(bytes: wrap.publicKey) } catch { throw .corrupted(reason: "invalid host public key") }
+    }
+
+    /// The master key in the wrap for `hostKey`'s public key, or `nil` if the vault has
+    /// none for it or it does not open.
+    static func open(_ wraps: [StoredHostWrap], with hostKey: HostKeyPair) -> SecureBuffer? {
+        guard let wrap = wraps.first(where: { $0.publicKey == hostKey.publicKey.bytes }) else { return nil }
+        return hostKey.openSealed(wrap.sealedMasterKey)
+    }
+
+    /// A host name: 1 to 255 bytes of UTF-8 without control characters, since names are
+    /// printed one per line by `vault host list`.
+    static func validate(name: String) throws(VaultError) {
+        guard !name.isEmpty, name.utf8.count <= 255 else { throw .invalidArgument("a host name must be 1 to 255 bytes long") }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidArgument("a host name must not contain control characters")
+        }
+    }
+}

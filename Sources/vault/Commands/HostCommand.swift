@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import VaultKit
+
+/// `vault host`: host key wraps, so each host unlocks the vault with its own key pair
+/// instead of a shared passphrase (docs/FORMAT.md section 12).
+struct HostCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "host",
+        abstract: "Let other hosts unlock the vault with their own key pairs.",
+        discussion: """
+            Each host makes its own X25519 key pair (vault host keygen); a host that can \
+            unlock the vault adds the other's public key (vault host add). That host then \
+            unlocks with --host-key FILE or $VAULT_HOST_KEY_FILE. Removing a host re-keys \
+            the vault, so its key opens nothing the vault still holds.
+
+            EXAMPLE:
+              web-2$ vault host keygen --out /etc/app/host.key      # prints the public key
+              web-1$ vault host add web-2 'BASE64PUBLICKEY='
+              web-2$ vault get api.example.com alice --host-key /etc/app/host.key
+              web-1$ vault host remove web-2
+            """,
+        subcommands: [HostKeygenCommand.self, HostAddCommand.self, HostRemoveCommand.self, HostListCommand.self]
+    )
+}
+
+struct HostKeygenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keygen",
+        abstract: "Make this host's key pair: the private key into a new file (mode 0600), the public key on standard output."
+    )
+
+    @Option(help: ArgumentHelp("The new private key file; nothing may exist there yet.", valueName: "path"))
+    var out: String
+
+    func validate() throws {
+        if out.isEmpty { throw ValidationError("--out needs a non-empty path") }
+    }
+
+    func run() throws {
+        let host = HostKeyPair.generate()
+        do {
+            try host.writePrivateKey(toNewFile: out)
+        } catch .vaultAlreadyExists {
+            throw CLIError.cannotWrite(what: "the host key file \(out)", errno: EEXIST)
+        }
+        var output = SecretBytes()
+        output.append(host.publicKey.base64 + "\n")
+        try Output.writeStandardOutput(output)
+    }
+}
+
+struct HostAddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Let the host with this public key unlock the vault."
+    )
+
+    @OptionGroup var options: VaultOptions
+
+    @Argument(help: "A name for the host, shown by 'vault host list' and used by 'vault host remove'.")
+    var name: String
+
+    @Argument(help: "The host's public key, as 'vault host keygen' printed it (44 characters of base64).")
+    var publicKey: String?
+
+    @Option(name: .customLong("public-key-file"), help: ArgumentHelp("Read the public key from this file instead.", valueName: "path"))
+    var publicKeyFile: String?
+
+    func validate() throws {
+        if (publicKey == nil) == (publicKeyFile == nil) { throw ValidationError("give the public key either as an argument or with --public-key-file") }
+    }
+
+    func run() throws {
+        let key: HostPublicKey
+        if let publicKeyFile {
+            guard let data = FileManager.default.contents(atPath: publicKeyFile), let text = String(data: data, encoding: .utf8) else {
+                throw CLIError.cannotRead(what: "the public key file \(publicKeyFile)", errno: errno == 0 ? EIO : errno)
+            }
+            key = try HostPublicKey(base64: text)
+        } else {
+            key = try HostPublicKey(base64: publicKey ?? "")
+        }
+        let vault = try options.openVault()
+        defer { vault.close() }
+        try vault.addHost(key, name: name)
+    }
+}
+
+struct HostRemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Stop a host from unlocking the vault, and re-key it.",
+        discussion: """
+            A new master key replaces the old one and every item is re-encrypted, so the \
+            removed host's key opens nothing the vault holds from now on. Needs the \
+            passphrase or key file: a host key cannot rewrap them.
+            """
+    )
+
+    @OptionGroup var options: VaultOptions
+
+    @Argument(help: "The host's name, as 'vault host list' shows it.")
+    var name: String
+
+    func run() throws {
+        let vault = try options.openVault()
+        defer { vault.close() }
+        try vault.removeHost(name)
+    }
+}
+
+struct HostListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the hosts that can unlock the vault: NAME<TAB>FINGERPRINT<TAB>PUBLIC KEY per line."
+    )
+
+    @OptionGroup var options: VaultOptions
+
+    func run() throws {
+        let vault = try options.openVault()
+        defer { vault.close() }
+        var output = SecretBytes()
+        for host in try vault.hosts() {
+            output.append(Escaping.escaped(host.name) + "\t" + host.fingerprint + "\t" + host.publicKey.base64 + "\n")
+        }
+        try Output.writeStandardOutput(output)
+    }
+}
