@@ -6,17 +6,17 @@ import VaultKit
 ///
 /// A check that does not hold throws ``ConformanceFailure`` naming it, which fails the
 /// calling test (no Testing import here, so this target links into any test target).
-public enum StorageConformance {
+package enum StorageConformance {
     /// A vault unlocked by a raw key, and the hands of "another connection" on its rows.
-    public struct Fixture {
-        public let vault: Vault
-        public let reopen: () throws -> Vault
-        public let rows: () throws -> [StoredRow]
+    package struct Fixture {
+        package let vault: Vault
+        package let reopen: () throws -> Vault
+        package let rows: () throws -> [StoredRow]
         /// Inserts or replaces a row as it is given (another connection's commit).
-        public let replace: (StoredRow) throws -> Void
-        public let remove: ([UInt8]) throws -> Void
+        package let replace: (StoredRow) throws -> Void
+        package let remove: ([UInt8]) throws -> Void
 
-        public init(vault: Vault, reopen: @escaping () throws -> Vault, rows: @escaping () throws -> [StoredRow],
+        package init(vault: Vault, reopen: @escaping () throws -> Vault, rows: @escaping () throws -> [StoredRow],
                     replace: @escaping (StoredRow) throws -> Void, remove: @escaping ([UInt8]) throws -> Void) {
             self.vault = vault
             self.reopen = reopen
@@ -28,7 +28,7 @@ public enum StorageConformance {
 
     static let rowsChanged = VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")
 
-    public static func itemsAreSetReadListedAndDeleted(_ fixture: Fixture) throws {
+    package static func itemsAreSetReadListedAndDeleted(_ fixture: Fixture) throws {
         let vault = fixture.vault
         try vault.set("one", service: "api.example.com", account: "alice")
         try vault.add("two", service: "api.example.com", account: "bob", label: "Bob")
@@ -50,7 +50,7 @@ public enum StorageConformance {
         try check(try fixture.rows().count == 1, "one row stored")
     }
 
-    public static func aRowPutBackBehindTheEnginesBackIsRejected(_ fixture: Fixture) throws {
+    package static func aRowPutBackBehindTheEnginesBackIsRejected(_ fixture: Fixture) throws {
         try fixture.vault.set("old", service: "s", account: "alice")
         guard let old = try fixture.rows().first else { throw ConformanceFailure("no row stored") }
         try fixture.vault.set("other", service: "s", account: "bob")
@@ -62,7 +62,7 @@ public enum StorageConformance {
         try expect(rowsChanged) { _ = try fixture.vault.verify() }
     }
 
-    public static func aRowDeletedBehindTheEnginesBackIsRejected(_ fixture: Fixture) throws {
+    package static func aRowDeletedBehindTheEnginesBackIsRejected(_ fixture: Fixture) throws {
         try fixture.vault.set("a", service: "s", account: "alice")
         try fixture.vault.set("b", service: "s", account: "bob")
         guard let victim = try fixture.rows().first else { throw ConformanceFailure("no row stored") }
@@ -70,7 +70,7 @@ public enum StorageConformance {
         try expect(rowsChanged) { _ = try fixture.vault.items() }
     }
 
-    public static func aFailedBatchLeavesNothingBehind(_ fixture: Fixture) throws {
+    package static func aFailedBatchLeavesNothingBehind(_ fixture: Fixture) throws {
         struct Abort: Error {}
         try fixture.vault.set("kept", service: "s", account: "alice")
         let before = Set(try fixture.rows().map(\.sealed))
@@ -99,7 +99,7 @@ public enum StorageConformance {
         try check(try fixture.reopen().verify() == 2, "next write builds on the manifest")
     }
 
-    public static func rekeyRunsThroughTheSeam(_ fixture: Fixture) throws {
+    package static func rekeyRunsThroughTheSeam(_ fixture: Fixture) throws {
         try fixture.vault.set("secret", service: "s", account: "alice")
         try fixture.vault.rekey()
         try check(try fixture.vault.string(service: "s", account: "alice") == "secret", "read after rekey")
@@ -108,7 +108,7 @@ public enum StorageConformance {
 
     /// Two connections on one vault: each sees the other's commits, an `add` of the same
     /// item by the second fails as a duplicate, and an `update` of a deleted one as not found.
-    public static func twoConnectionsSeeEachOthersCommits(_ fixture: Fixture) throws {
+    package static func twoConnectionsSeeEachOthersCommits(_ fixture: Fixture) throws {
         let first = fixture.vault
         let second = try fixture.reopen()
         try first.add("a1", service: "s", account: "alice")
@@ -122,11 +122,11 @@ public enum StorageConformance {
 
     // MARK: Checks
 
-    public static func check(_ condition: @autoclosure () throws -> Bool, _ what: String) throws {
+    package static func check(_ condition: @autoclosure () throws -> Bool, _ what: String) throws {
         guard try condition() else { throw ConformanceFailure(what) }
     }
 
-    public static func expect(_ expected: VaultError, _ body: () throws -> Void) throws {
+    package static func expect(_ expected: VaultError, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as VaultError {
@@ -138,7 +138,7 @@ public enum StorageConformance {
 }
 
 /// A conformance check that did not hold.
-public struct ConformanceFailure: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct ConformanceFailure: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
