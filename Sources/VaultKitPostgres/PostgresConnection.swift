@@ -50,10 +50,13 @@ final class PostgresConnection {
         }
         self.handle = handle
         guard PQstatus(handle) == CONNECTION_OK else {
+            // Every stored property is set, so deinit runs and finishes the handle.
             let message = Self.scrubbed(String(cString: PQerrorMessage(handle)), password: password)
-            PQfinish(handle)
             throw PostgresFailure(sqlState: nil, message: message, connectionLost: true)
         }
+        // Server notices ("relation already exists, skipping") are not the caller's
+        // business: libpq would print them to standard error.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         // Set per session, whatever the server's or role's default: a commit returns only
         // once its WAL is flushed on the server.
         try execute("SET synchronous_commit = on; SET lock_timeout = \(max(lockTimeoutMilliseconds, 1))")

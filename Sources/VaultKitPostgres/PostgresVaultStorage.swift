@@ -14,8 +14,8 @@ import VaultKit
 ///   timeout is ``StorageError/busy(location:)``. Commits are durable (`synchronous_commit`
 ///   is set on per session).
 /// - Reads: one REPEATABLE READ, READ ONLY transaction, so a multi-row read sees one snapshot.
-/// - ``snapshotVersion``: a digest of the transaction snapshot (`pg_current_snapshot()`),
-///   which changes whenever any transaction in the cluster commits, including one that
+/// - ``snapshotVersion``: a digest of the snapshot (`pg_current_snapshot()`), read after
+///   the write lock, by ``pinSnapshot()`` and with a lone item read; it changes whenever any transaction in the cluster commits, including one that
 ///   changed rows without the engine (an attacker's). After its own commit the storage
 ///   reports a version no snapshot ever has, so the engine checks the next snapshot
 ///   afresh instead of assuming nothing else committed meanwhile.
@@ -160,10 +160,13 @@ package final class PostgresVaultStorage: VaultStorage {
     /// The current snapshot (`xmin:xmax:xip,...`) as a non-negative number: it changes when
     /// any transaction completes, and comes back only if none has.
     private func readSnapshotVersion() throws {
-        let snapshot = try connection.query("SELECT pg_current_snapshot()::text") { $0.text(0, 0) }
+        snapshotVersion = Self.version(ofSnapshot: try connection.query("SELECT pg_current_snapshot()::text") { $0.text(0, 0) })
+    }
+
+    private static func version(ofSnapshot snapshot: String) -> Int64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a: stable across processes, for logs and tests
         for byte in snapshot.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        snapshotVersion = Int64(bitPattern: hash & UInt64(Int64.max))
+        return Int64(bitPattern: hash & UInt64(Int64.max))
     }
 
     // MARK: Header
@@ -228,14 +231,22 @@ package final class PostgresVaultStorage: VaultStorage {
 
     // MARK: Items
 
+    /// Outside a transaction the same statement reads the snapshot, so that
+    /// ``snapshotVersion`` names the snapshot this row came from (the engine trusts a
+    /// row read alone only if that is the snapshot it verified).
     package func withSealedItem<Result, BodyError: Error>(
         lookupID: [UInt8],
         _ body: (_ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer, _ sealed: UnsafeRawBufferPointer) throws(BodyError) -> Result
     ) throws(StorageFailure<BodyError>) -> Result? {
         try passing(BodyError.self) {
-            try connection.query("SELECT service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2",
-                                 [.text(vault), .bytes(lookupID)]) { rows in
-                guard rows.count > 0 else { return nil }
+            try connection.query("""
+                SELECT i.service_tag, i.nonce, i.sealed, s.snapshot
+                FROM (SELECT pg_current_snapshot()::text AS snapshot) s
+                LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = $2
+                """, [.text(vault), .bytes(lookupID)]) { rows in
+                guard rows.count == 1 else { throw StorageError.corrupted(reason: "a lookup id is stored twice") }
+                if !inTransaction { snapshotVersion = Self.version(ofSnapshot: rows.text(0, 3)) }
+                guard !rows.isNull(0, 0) else { return nil }
                 return try StorageFailure.passing { () throws(BodyError) in try body(rows.bytes(0, 0), rows.bytes(0, 1), rows.bytes(0, 2)) }
             }
         }
