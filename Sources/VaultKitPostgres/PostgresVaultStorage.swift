@@ -425,13 +425,7 @@ package final class PostgresVaultStorage: VaultStorage {
 
     /// Runs libpq calls that also call the engine's closure: its error comes back unchanged.
     private func passing<Result, BodyError: Error>(_: BodyError.Type, _ body: () throws -> Result) throws(StorageFailure<BodyError>) -> Result {
-        do {
-            return try body()
-        } catch let failure as StorageFailure<BodyError> {
-            throw failure
-        } catch {
-            throw .storage(storageError(error))
-        }
+        try StorageFailure<BodyError>.catching(body, translating: storageError)
     }
 
     private func storageError(_ error: any Error) -> StorageError {

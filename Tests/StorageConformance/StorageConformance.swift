@@ -26,9 +26,33 @@ package enum StorageConformance {
         }
     }
 
+    /// Every check, so that each engine's test target runs them all (a new check runs
+    /// on every engine without touching their targets).
+    package enum Check: String, CaseIterable, Sendable, CustomStringConvertible {
+        case itemsAreSetReadListedAndDeleted
+        case aRowPutBackBehindTheEnginesBackIsRejected
+        case aRowDeletedBehindTheEnginesBackIsRejected
+        case aFailedBatchLeavesNothingBehind
+        case rekeyRunsThroughTheSeam
+        case twoConnectionsSeeEachOthersCommits
+
+        package var description: String { rawValue }
+
+        package func run(_ fixture: Fixture) throws {
+            switch self {
+            case .itemsAreSetReadListedAndDeleted: try StorageConformance.itemsAreSetReadListedAndDeleted(fixture)
+            case .aRowPutBackBehindTheEnginesBackIsRejected: try StorageConformance.aRowPutBackBehindTheEnginesBackIsRejected(fixture)
+            case .aRowDeletedBehindTheEnginesBackIsRejected: try StorageConformance.aRowDeletedBehindTheEnginesBackIsRejected(fixture)
+            case .aFailedBatchLeavesNothingBehind: try StorageConformance.aFailedBatchLeavesNothingBehind(fixture)
+            case .rekeyRunsThroughTheSeam: try StorageConformance.rekeyRunsThroughTheSeam(fixture)
+            case .twoConnectionsSeeEachOthersCommits: try StorageConformance.twoConnectionsSeeEachOthersCommits(fixture)
+            }
+        }
+    }
+
     static let rowsChanged = VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")
 
-    package static func itemsAreSetReadListedAndDeleted(_ fixture: Fixture) throws {
+    static func itemsAreSetReadListedAndDeleted(_ fixture: Fixture) throws {
         let vault = fixture.vault
         try vault.set("one", service: "api.example.com", account: "alice")
         try vault.add("two", service: "api.example.com", account: "bob", label: "Bob")
@@ -50,7 +74,7 @@ package enum StorageConformance {
         try check(try fixture.rows().count == 1, "one row stored")
     }
 
-    package static func aRowPutBackBehindTheEnginesBackIsRejected(_ fixture: Fixture) throws {
+    static func aRowPutBackBehindTheEnginesBackIsRejected(_ fixture: Fixture) throws {
         try fixture.vault.set("old", service: "s", account: "alice")
         guard let old = try fixture.rows().first else { throw ConformanceFailure("no row stored") }
         try fixture.vault.set("other", service: "s", account: "bob")
@@ -62,7 +86,7 @@ package enum StorageConformance {
         try expect(rowsChanged) { _ = try fixture.vault.verify() }
     }
 
-    package static func aRowDeletedBehindTheEnginesBackIsRejected(_ fixture: Fixture) throws {
+    static func aRowDeletedBehindTheEnginesBackIsRejected(_ fixture: Fixture) throws {
         try fixture.vault.set("a", service: "s", account: "alice")
         try fixture.vault.set("b", service: "s", account: "bob")
         guard let victim = try fixture.rows().first else { throw ConformanceFailure("no row stored") }
@@ -70,7 +94,7 @@ package enum StorageConformance {
         try expect(rowsChanged) { _ = try fixture.vault.items() }
     }
 
-    package static func aFailedBatchLeavesNothingBehind(_ fixture: Fixture) throws {
+    static func aFailedBatchLeavesNothingBehind(_ fixture: Fixture) throws {
         struct Abort: Error {}
         try fixture.vault.set("kept", service: "s", account: "alice")
         let before = Set(try fixture.rows().map(\.sealed))
@@ -99,7 +123,7 @@ package enum StorageConformance {
         try check(try fixture.reopen().verify() == 2, "next write builds on the manifest")
     }
 
-    package static func rekeyRunsThroughTheSeam(_ fixture: Fixture) throws {
+    static func rekeyRunsThroughTheSeam(_ fixture: Fixture) throws {
         try fixture.vault.set("secret", service: "s", account: "alice")
         try fixture.vault.rekey()
         try check(try fixture.vault.string(service: "s", account: "alice") == "secret", "read after rekey")
@@ -108,7 +132,7 @@ package enum StorageConformance {
 
     /// Two connections on one vault: each sees the other's commits, an `add` of the same
     /// item by the second fails as a duplicate, and an `update` of a deleted one as not found.
-    package static func twoConnectionsSeeEachOthersCommits(_ fixture: Fixture) throws {
+    static func twoConnectionsSeeEachOthersCommits(_ fixture: Fixture) throws {
         let first = fixture.vault
         let second = try fixture.reopen()
         try first.add("a1", service: "s", account: "alice")

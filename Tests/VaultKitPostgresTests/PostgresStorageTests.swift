@@ -56,28 +56,9 @@ enum TestServer {
 
 /// The storage seam's conformance checks (Tests/StorageConformance) on a real PostgreSQL server.
 @Suite struct PostgresConformanceTests {
-    @Test func itemsAreSetReadListedAndDeleted() throws {
-        try StorageConformance.itemsAreSetReadListedAndDeleted(TestServer.fixture())
-    }
-
-    @Test func aRowPutBackBehindTheEnginesBackIsRejected() throws {
-        try StorageConformance.aRowPutBackBehindTheEnginesBackIsRejected(TestServer.fixture())
-    }
-
-    @Test func aRowDeletedBehindTheEnginesBackIsRejected() throws {
-        try StorageConformance.aRowDeletedBehindTheEnginesBackIsRejected(TestServer.fixture())
-    }
-
-    @Test func aFailedBatchLeavesNothingBehind() throws {
-        try StorageConformance.aFailedBatchLeavesNothingBehind(TestServer.fixture())
-    }
-
-    @Test func rekeyRunsThroughTheSeam() throws {
-        try StorageConformance.rekeyRunsThroughTheSeam(TestServer.fixture())
-    }
-
-    @Test func twoConnectionsSeeEachOthersCommits() throws {
-        try StorageConformance.twoConnectionsSeeEachOthersCommits(TestServer.fixture())
+    @Test(arguments: StorageConformance.Check.allCases)
+    func conformance(_ check: StorageConformance.Check) throws {
+        try check.run(TestServer.fixture())
     }
 }
 

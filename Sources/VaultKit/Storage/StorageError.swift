@@ -47,6 +47,20 @@ package enum StorageFailure<BodyError: Error>: Error {
     }
 }
 
+extension StorageFailure {
+    /// Runs a storage's driver calls that also call the engine's closure: the closure's
+    /// failure comes back unchanged, any other error leaves through `translate`.
+    package static func catching<Result>(_ body: () throws -> Result, translating translate: (any Error) -> StorageError) throws(StorageFailure) -> Result {
+        do {
+            return try body()
+        } catch let failure as StorageFailure {
+            throw failure
+        } catch {
+            throw .storage(translate(error))
+        }
+    }
+}
+
 extension StorageFailure where BodyError == StorageError {
     /// The one error of a call whose closure throws storage errors too (a storage
     /// running its own steps in a transaction).

@@ -7,36 +7,13 @@ import TestSupport
 /// The engine's behaviour through the storage seam, on both implementations of
 /// ``VaultStorage``: the SQLite file and ``InMemoryStorage``. The same assertions pass
 /// on both, so the engine depends on the protocol's contract and nothing else; an
-/// engine for another database joins `SeamBackend` and must pass them too.
+/// engine for another database runs the same checks in its own test target
+/// (PostgreSQL: `PostgresConformanceTests`).
 @Suite struct StorageSeamTests {
-    @Test(arguments: SeamBackend.allCases)
-    func itemsAreSetReadListedAndDeleted(_ backend: SeamBackend) throws {
-        try StorageConformance.itemsAreSetReadListedAndDeleted(backend.makeVault())
-    }
-
-    @Test(arguments: SeamBackend.allCases)
-    func aRowPutBackBehindTheEnginesBackIsRejected(_ backend: SeamBackend) throws {
-        try StorageConformance.aRowPutBackBehindTheEnginesBackIsRejected(backend.makeVault())
-    }
-
-    @Test(arguments: SeamBackend.allCases)
-    func aRowDeletedBehindTheEnginesBackIsRejected(_ backend: SeamBackend) throws {
-        try StorageConformance.aRowDeletedBehindTheEnginesBackIsRejected(backend.makeVault())
-    }
-
-    @Test(arguments: SeamBackend.allCases)
-    func aFailedBatchLeavesNothingBehind(_ backend: SeamBackend) throws {
-        try StorageConformance.aFailedBatchLeavesNothingBehind(backend.makeVault())
-    }
-
-    @Test(arguments: SeamBackend.allCases)
-    func rekeyRunsThroughTheSeam(_ backend: SeamBackend) throws {
-        try StorageConformance.rekeyRunsThroughTheSeam(backend.makeVault())
-    }
-
-    @Test(arguments: SeamBackend.allCases)
-    func twoConnectionsSeeEachOthersCommits(_ backend: SeamBackend) throws {
-        try StorageConformance.twoConnectionsSeeEachOthersCommits(backend.makeVault())
+    /// Every check of Tests/StorageConformance, on each storage.
+    @Test(arguments: SeamBackend.allCases, StorageConformance.Check.allCases)
+    func conformance(_ backend: SeamBackend, _ check: StorageConformance.Check) throws {
+        try check.run(backend.makeVault("\(check)"))
     }
 }
 
