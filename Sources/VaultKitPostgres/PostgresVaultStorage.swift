@@ -22,7 +22,8 @@ import VaultKit
 package final class PostgresVaultStorage: VaultStorage {
     package let location: String
     private let vault: String
-    private let connection: PostgresConnection
+    /// Internal, not private: the tests read the session settings through it.
+    let connection: PostgresConnection
     private var inTransaction = false
     package private(set) var snapshotVersion: Int64 = -1
     /// Versions handed out after own commits: negative, never a snapshot's (those are >= 0).

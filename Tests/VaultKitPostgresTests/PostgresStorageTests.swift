@@ -150,6 +150,34 @@ enum TestServer {
         #expect(try vault.items(service: "own").count == writers * items)
     }
 
+    /// Durability does not rest on the server's or role's default: the session turns
+    /// `synchronous_commit` on even when the connection string turned it off.
+    @Test func everySessionCommitsSynchronously() throws {
+        let url = try TestServer.url()
+        let location = try PostgresVaultLocation(url + (url.contains("?") ? "&" : "?") + "options=-csynchronous_commit%3Doff", vaultName: "durable")
+        let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 1_000)
+        #expect(try storage.connection.query("SHOW synchronous_commit") { $0.text(0, 0) } == "on")
+    }
+
+    /// A trigger on the vault's tables could change what a statement does: such a schema
+    /// is refused on open. (In a schema of its own, so other tests' vaults are not touched.)
+    @Test func aTriggerOnTheVaultsTablesIsRefused() throws {
+        let url = try TestServer.url()
+        let schema = "s_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let attacker = try TestServer.attacker()
+        try attacker.execute("CREATE SCHEMA \(schema)")
+        let location = try PostgresVaultLocation(url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)", vaultName: "v")
+        let key = VaultKey.random()
+        try Vault.create(postgres: location, key: key).set("x", service: "s", account: "a")
+        try attacker.execute("""
+            CREATE FUNCTION \(schema).noop() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
+            CREATE TRIGGER noop BEFORE UPDATE ON \(schema).vaultkit_items FOR EACH ROW EXECUTE FUNCTION \(schema).noop()
+            """)
+        #expect(throws: VaultError.tampered(reason: "the vault's database schema was changed")) { try Vault.open(postgres: location, key: key) }
+        try attacker.execute("DROP TRIGGER noop ON \(schema).vaultkit_items")
+        #expect(try Vault.open(postgres: location, key: key).string(service: "s", account: "a") == "x")
+    }
+
     /// A writer holding the lock longer than another's busy timeout makes that one fail
     /// with `busy`, not wait forever or write past the lock.
     @Test func aWriterWaitingPastItsTimeoutIsBusy() throws {
