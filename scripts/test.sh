@@ -18,7 +18,8 @@ fi
 
 # A throwaway PostgreSQL server for the VaultKitPostgres tests (their URL and PGPASSFILE
 # in the environment), stopped on any exit.
-eval "$(scripts/postgres-test-cluster.sh start)"
+postgres_env=$(scripts/postgres-test-cluster.sh start)  # a failed start stops the run here
+eval "$postgres_env"
 trap 'scripts/postgres-test-cluster.sh stop "$VAULTKIT_TEST_POSTGRES_DIR"; rm -f "$log"' EXIT
 
 # Every suite uses Swift Testing; XCTest would only report "Executed 0 tests".
