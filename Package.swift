@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "git-credential-vault", targets: ["git-credential-vault"]),
         .executable(name: "docker-credential-vault", targets: ["docker-credential-vault"]),
         .library(name: "VaultConfiguration", targets: ["VaultConfiguration"]),
+        .library(name: "VaultKitPostgres", targets: ["VaultKitPostgres"]),
     ],
     // Package traits keep a core user's dependency graph empty: a package that depends on
     // VaultKit with `traits: []` resolves no remote package (docs/DEPENDENCIES.md).
@@ -53,7 +54,7 @@ let package = Package(
         // Shared by the test targets: temporary directories, child processes, cheap KDF limits.
         .target(name: "TestSupport", dependencies: ["VaultKit", "CSQLite"], path: "Tests/TestSupport"),
 
-        .testTarget(name: "VaultKitTests", dependencies: ["VaultKit", "TestSupport", "vault-test-writer"]),
+        .testTarget(name: "VaultKitTests", dependencies: ["VaultKit", "TestSupport", "vault-test-writer", "StorageConformance"]),
 
         // The `vault` command-line tool, and the C calls Swift cannot make for it
         // (variadic prctl, a signal-safe terminal echo restore).
@@ -163,6 +164,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+
+        // The PostgreSQL storage engine, its own product so a SQLite-only user never builds
+        // libpq (docs/ARCHITECTURE.md, "PostgreSQL").
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        .target(name: "VaultKitPostgres", dependencies: ["VaultKit", "CLibPQ"]),
+        // The engine behaviour every storage must give, run by each engine's test target.
+        .target(name: "StorageConformance", dependencies: ["VaultKit"], path: "Tests/StorageConformance"),
+        .testTarget(name: "VaultKitPostgresTests", dependencies: ["VaultKitPostgres", "VaultKit", "StorageConformance"]),
     ],
     swiftLanguageModes: [.v6]
 )

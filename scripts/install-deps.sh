@@ -47,3 +47,20 @@ if [[ "${1:-}" == "--test" && "$(uname)" != "Darwin" ]] && ! python3 -c "import 
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv >/dev/null
 fi
+
+# The PostgreSQL engine (VaultKitPostgres) builds against libpq; its tests start a
+# throwaway server from Debian's postgresql package (scripts/postgres-test-cluster.sh).
+if [[ "$(uname)" != "Darwin" ]]; then
+    missing=()
+    pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
+    if [[ "${1:-}" == "--test" ]] && ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
+        missing+=(postgresql)
+    fi
+    if ((${#missing[@]})); then
+        sudo=""
+        [[ $(id -u) -eq 0 ]] || sudo="sudo"
+        echo "install-deps: installing ${missing[*]}" >&2
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+fi

@@ -16,6 +16,12 @@ if grep -E "^$PWD/(Sources|Tests|Examples)/.*: warning:" "$log" >/dev/null; then
     exit 1
 fi
 
+# A throwaway PostgreSQL server for the VaultKitPostgres tests (their URL and PGPASSFILE
+# in the environment), stopped on any exit.
+postgres_env=$(scripts/postgres-test-cluster.sh start)  # a failed start stops the run here
+eval "$postgres_env"
+trap 'scripts/postgres-test-cluster.sh stop "$VAULTKIT_TEST_POSTGRES_DIR"; rm -f "$log"' EXIT
+
 # Every suite uses Swift Testing; XCTest would only report "Executed 0 tests".
 # Two test processes: the suites that wait on timers, servers and debounced writes
 # (auth, profile, configuration) run apart from the many tests that block their thread

@@ -7,10 +7,10 @@ internal import CSodium
 /// smuggled in as a duplicate pair. Under addition modulo 2^256 the same term added
 /// twice changes the sum, so the digest counts rows. Four 64-bit words with carries:
 /// a handful of instructions and no heap.
-struct ManifestDigest: Equatable, Sendable {
+package struct ManifestDigest: Equatable, Sendable {
     private var w0: UInt64 = 0, w1: UInt64 = 0, w2: UInt64 = 0, w3: UInt64 = 0
 
-    static let zero = ManifestDigest()
+    package static let zero = ManifestDigest()
 
     static func + (lhs: ManifestDigest, rhs: ManifestDigest) -> ManifestDigest {
         var result = lhs
@@ -169,7 +169,7 @@ extension ManifestDigest {
         w3 = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
     }
 
-    var bytes: [UInt8] { withLittleEndianBytes { Array($0) } }
+    package var bytes: [UInt8] { withLittleEndianBytes { Array($0) } }
 
     /// The 32 stored bytes, on the stack: hashing a digest needs no heap.
     func withLittleEndianBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
@@ -177,5 +177,5 @@ extension ManifestDigest {
         return withUnsafeBytes(of: words, body)
     }
 
-    var isZero: Bool { (w0 | w1 | w2 | w3) == 0 }
+    package var isZero: Bool { (w0 | w1 | w2 | w3) == 0 }
 }

@@ -650,13 +650,7 @@ final class VaultDatabase: VaultStorage {
         #if DEBUG
         BlockingWorkProbe.note(path)
         #endif
-        do {
-            return try connection.withStatement(sql, body)
-        } catch let failure as StorageFailure<BodyError> {
-            throw failure
-        } catch {
-            throw .storage(storageError(error))
-        }
+        return try StorageFailure<BodyError>.catching({ try connection.withStatement(sql, body) }, translating: storageError)
     }
 
     private func storageError(_ error: any Error) -> StorageError {

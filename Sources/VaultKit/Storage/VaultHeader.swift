@@ -1,8 +1,8 @@
 /// The vault's one header row: format version, how to derive the key-encryption key,
 /// and the master key wrapped under it.
-struct VaultHeader: Sendable {
+package struct VaultHeader: Sendable {
     /// How the key-encryption key (KEK) is obtained.
-    enum KeySource: Sendable, Equatable {
+    package enum KeySource: Sendable, Equatable {
         /// Argon2id over the passphrase with this salt and these limits.
         case passphrase(salt: [UInt8], parameters: KDFParameters)
         /// The caller's raw 32-byte key is the KEK.
@@ -13,29 +13,38 @@ struct VaultHeader: Sendable {
     /// the whole header with it, and bound the key wrapping to the format (docs/FORMAT.md).
     /// A format-2 vault is verified and upgraded when opened for writing; a format-1
     /// vault, which has nothing to verify, only by an explicit ``Vault/upgrade(at:passphrase:busyTimeout:)``.
-    static let currentFormatVersion = 3
+    package static let currentFormatVersion = 3
     /// The first version whose master key is wrapped under a key derived for the format,
     /// so that its file cannot be passed off as an older version.
     static let boundWrappingFormatVersion = 3
     static let vaultIDByteCount = 16
 
-    var formatVersion: Int
-    var vaultID: [UInt8]
-    var keySource: KeySource
+    package var formatVersion: Int
+    package var vaultID: [UInt8]
+    package var keySource: KeySource
     /// The secretbox nonce used to wrap the master key.
-    var masterKeyNonce: [UInt8]
+    package var masterKeyNonce: [UInt8]
     /// `crypto_secretbox_easy(masterKey, masterKeyNonce, KEK)`: 48 bytes.
-    var wrappedMasterKey: [UInt8]
+    package var wrappedMasterKey: [UInt8]
     /// Subkey 3 of the master key, so a process can tell the vault was re-keyed.
-    var masterKeyCheck: [UInt8]
+    package var masterKeyCheck: [UInt8]
     /// The digest of the host key wraps (docs/FORMAT.md section 12), or `nil` when the
     /// vault has none: not a column, but read with the header so that every manifest tag
     /// covers the wraps too.
-    var hostWrapsDigest: [UInt8]? = nil
+    package var hostWrapsDigest: [UInt8]? = nil
+
+    package init(formatVersion: Int, vaultID: [UInt8], keySource: KeySource, masterKeyNonce: [UInt8], wrappedMasterKey: [UInt8], masterKeyCheck: [UInt8]) {
+        self.formatVersion = formatVersion
+        self.vaultID = vaultID
+        self.keySource = keySource
+        self.masterKeyNonce = masterKeyNonce
+        self.wrappedMasterKey = wrappedMasterKey
+        self.masterKeyCheck = masterKeyCheck
+    }
 
     /// Checks lengths and bounds of values read from disk, so a damaged header is
     /// reported as such instead of reaching libsodium.
-    func validated() throws(StorageError) -> VaultHeader {
+    package func validated() throws(StorageError) -> VaultHeader {
         guard vaultID.count == Self.vaultIDByteCount,
               masterKeyNonce.count == SecretBox.nonceByteCount,
               wrappedMasterKey.count == SecretBox.tagByteCount + SecretBox.keyByteCount,

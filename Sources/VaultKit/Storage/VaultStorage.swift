@@ -27,7 +27,7 @@
 /// Calls are blocking and made by one thread at a time (the ``Vault``'s mutex). A
 /// storage whose driver is asynchronous bridges inside the implementation; see
 /// docs/ARCHITECTURE.md, "The storage seam".
-protocol VaultStorage: AnyObject {
+package protocol VaultStorage: AnyObject {
     /// Where the vault lives, as errors name it: a file path for SQLite.
     var location: String { get }
 
@@ -132,17 +132,30 @@ protocol VaultStorage: AnyObject {
 }
 
 /// A stored item row: its lookup id, service tag, nonce and sealed record.
-struct StoredRow {
-    var lookupID: [UInt8]
-    var serviceTag: [UInt8]
-    var nonce: [UInt8]
-    var sealed: [UInt8]
+package struct StoredRow {
+    package var lookupID: [UInt8]
+    package var serviceTag: [UInt8]
+    package var nonce: [UInt8]
+    package var sealed: [UInt8]
+
+    package init(lookupID: [UInt8], serviceTag: [UInt8], nonce: [UInt8], sealed: [UInt8]) {
+        self.lookupID = lookupID
+        self.serviceTag = serviceTag
+        self.nonce = nonce
+        self.sealed = sealed
+    }
 }
 
 /// A stored host key wrap: a host's name, its X25519 public key, and the master key
 /// sealed to it with `crypto_box_seal`.
-struct StoredHostWrap: Sendable, Equatable {
-    var name: String
-    var publicKey: [UInt8]
-    var sealedMasterKey: [UInt8]
+package struct StoredHostWrap: Sendable, Equatable {
+    package var name: String
+    package var publicKey: [UInt8]
+    package var sealedMasterKey: [UInt8]
+
+    package init(name: String, publicKey: [UInt8], sealedMasterKey: [UInt8]) {
+        self.name = name
+        self.publicKey = publicKey
+        self.sealedMasterKey = sealedMasterKey
+    }
 }

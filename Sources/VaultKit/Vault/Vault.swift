@@ -124,10 +124,23 @@ public final class Vault: Sendable {
 
     /// Creates a vault unlocked by a raw key in empty `storage`, any ``VaultStorage``:
     /// the seam's conformance tests run the engine this way on storages of their own.
-    static func create(in storage: sending any VaultStorage, key: VaultKey) throws(VaultError) -> Vault {
+    /// Storage engines in other modules (VaultKitPostgres) build their public calls on it.
+    package static func create(in storage: sending any VaultStorage, key: VaultKey) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
         let keyEncryptionKey = key.withUnsafeBytes { SecureBuffer(copying: $0, lockInMemory: true) }
-        let (keys, header) = newKeys(keySource: .rawKey, keyEncryptionKey: keyEncryptionKey)
+        return try create(in: storage, keySource: .rawKey, keyEncryptionKey: keyEncryptionKey)
+    }
+
+    /// Creates a vault protected by a passphrase in empty `storage` (see ``create(in:key:)``).
+    package static func create(in storage: sending any VaultStorage, passphrase: SecretBytes, kdf: KDFParameters) throws(VaultError) -> Vault {
+        try Sodium.ensureInitialized()
+        let salt = Sodium.randomBytes(count: PassphraseKDF.saltByteCount)
+        let keyEncryptionKey = try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: kdf)
+        return try create(in: storage, keySource: .passphrase(salt: salt, parameters: kdf), keyEncryptionKey: keyEncryptionKey)
+    }
+
+    private static func create(in storage: sending any VaultStorage, keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer) throws(VaultError) -> Vault {
+        let (keys, header) = newKeys(keySource: keySource, keyEncryptionKey: keyEncryptionKey)
         try VaultStore.converting { () throws(StorageError) in
             try storage.createVault(header: header, manifestTag: keys.manifestRootTag(.zero, header: header, generation: 0))
         }
@@ -135,9 +148,15 @@ public final class Vault: Sendable {
     }
 
     /// Opens the vault in `storage` with its raw key (see ``create(in:key:)``).
-    static func open(_ storage: sending any VaultStorage, key: VaultKey) throws(VaultError) -> Vault {
+    package static func open(_ storage: sending any VaultStorage, key: VaultKey) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
         return try unlock(VaultStore(storage), path: storage.location, upgradingFormatOne: false, keyEncryptionKey: rawKeyUnlocking(key))
+    }
+
+    /// Opens the vault in `storage` with its passphrase (see ``create(in:key:)``).
+    package static func open(_ storage: sending any VaultStorage, passphrase: SecretBytes) throws(VaultError) -> Vault {
+        try Sodium.ensureInitialized()
+        return try unlock(VaultStore(storage), path: storage.location, upgradingFormatOne: false, keyEncryptionKey: passphraseUnlocking(passphrase, noting: storage.location))
     }
 
     static func openDatabase(_ path: String, busyTimeout: Duration) throws(VaultError) -> VaultDatabase {
@@ -193,7 +212,12 @@ public final class Vault: Sendable {
     }
 
     private static func open(at path: String, busyTimeout: Duration, upgradingFormatOne: Bool, passphrase: SecretBytes) throws(VaultError) -> Vault {
-        try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: upgradingFormatOne) { (header) throws(VaultError) in
+        try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: upgradingFormatOne, keyEncryptionKey: passphraseUnlocking(passphrase, noting: path))
+    }
+
+    /// The key-encryption key of a vault unlocked by `passphrase`, refusing a raw-key vault.
+    private static func passphraseUnlocking(_ passphrase: SecretBytes, noting path: String) -> (VaultHeader) throws(VaultError) -> SecureBuffer {
+        { (header) throws(VaultError) in
             guard case .passphrase(let salt, let parameters) = header.keySource else {
                 throw .invalidArgument("this vault is unlocked with a key, not a passphrase")
             }

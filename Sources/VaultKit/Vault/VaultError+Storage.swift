@@ -1,7 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension VaultError {
     /// A storage failure as the public error, converted in this one place (by
     /// ``VaultStore``). The reasons are texts users see and tests compare: keep them.
-    init(_ failure: StorageError) {
+    package init(_ failure: StorageError) {
         switch failure {
         case .busy(let location): self = .busy(path: location)
         case .notAVault(let location): self = .notAVault(path: location)
@@ -11,6 +17,9 @@ extension VaultError {
         case .generationMissing: self = .tampered(reason: "the vault's generation is missing")
         case .generationInvalid: self = .tampered(reason: "invalid vault generation")
         case .unsupportedFormatVersion(let version): self = .unsupportedFormatVersion(version)
+        case .notFound(let location): self = .vaultNotFound(path: location)
+        case .alreadyExists(let location): self = .vaultAlreadyExists(path: location)
+        case .unavailable(let location, let reason): self = .io(path: "\(location) (\(reason))", errno: ECONNREFUSED)
         }
     }
 }

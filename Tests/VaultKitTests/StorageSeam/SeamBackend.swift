@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StorageConformance
 import TestSupport
 @testable import VaultKit
 
@@ -11,16 +12,7 @@ enum SeamBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { rawValue }
 
-    /// A vault unlocked by a raw key, and the hands of "another connection" on its rows.
-    struct Fixture {
-        let vault: Vault
-        let reopen: () throws -> Vault
-        let rows: () -> [StoredRow]
-        /// Inserts or replaces a row as it is given (another connection's commit).
-        let replace: (StoredRow) -> Void
-        let remove: ([UInt8]) -> Void
-        func rowCount() -> Int { rows().count }
-    }
+    typealias Fixture = StorageConformance.Fixture
 
     func makeVault(_ label: String = #function) throws -> Fixture {
         let key = VaultKey.random()

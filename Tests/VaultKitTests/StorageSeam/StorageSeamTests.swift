@@ -1,104 +1,19 @@
 import Foundation
 import Testing
+import StorageConformance
 import TestSupport
 @testable import VaultKit
 
 /// The engine's behaviour through the storage seam, on both implementations of
 /// ``VaultStorage``: the SQLite file and ``InMemoryStorage``. The same assertions pass
 /// on both, so the engine depends on the protocol's contract and nothing else; an
-/// engine for another database joins `SeamBackend` and must pass them too.
+/// engine for another database runs the same checks in its own test target
+/// (PostgreSQL: `PostgresConformanceTests`).
 @Suite struct StorageSeamTests {
-    @Test(arguments: SeamBackend.allCases)
-    func itemsAreSetReadListedAndDeleted(_ backend: SeamBackend) throws {
-        let fixture = try backend.makeVault()
-        let vault = fixture.vault
-        try vault.set("one", service: "api.example.com", account: "alice")
-        try vault.add("two", service: "api.example.com", account: "bob", label: "Bob")
-        try vault.set("three", service: "db.example.com", account: "alice")
-        try vault.update("one-b", service: "api.example.com", account: "alice")
-        #expect(try vault.string(service: "api.example.com", account: "alice") == "one-b")
-        #expect(try vault.item(service: "api.example.com", account: "bob").label == "Bob")
-        #expect(throws: VaultError.duplicateItem) { try vault.add("x", service: "api.example.com", account: "bob") }
-        #expect(try vault.items(service: "api.example.com").map(\.account) == ["alice", "bob"])
-        #expect(try vault.delete(service: "api.example.com", account: "bob"))
-        #expect(try !vault.delete(service: "api.example.com", account: "bob"))
-        #expect(throws: VaultError.itemNotFound) { try vault.string(service: "api.example.com", account: "bob") }
-        #expect(try vault.deleteAll(service: "db.example.com") == 1)
-        #expect(try vault.items().map(\.service) == ["api.example.com"])
-        #expect(try vault.verify() == 1)
-        // What was written is there for the next opener, through the same seam.
-        let reopened = try fixture.reopen()
-        #expect(try reopened.string(service: "api.example.com", account: "alice") == "one-b")
-        #expect(fixture.rowCount() == 1)
-    }
-
-    @Test(arguments: SeamBackend.allCases)
-    func aRowPutBackBehindTheEnginesBackIsRejected(_ backend: SeamBackend) throws {
-        let fixture = try backend.makeVault()
-        try fixture.vault.set("old", service: "s", account: "alice")
-        let old = try #require(fixture.rows().first)
-        try fixture.vault.set("other", service: "s", account: "bob")
-        try fixture.vault.set("new", service: "s", account: "alice")
-        // Another connection restores one row's older version: self-consistent, and sealed
-        // under the right keys, but no longer the manifest's.
-        fixture.replace(old)
-        #expect(throws: VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")) {
-            try fixture.vault.string(service: "s", account: "alice")
-        }
-        #expect(throws: VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")) {
-            try fixture.vault.verify()
-        }
-    }
-
-    @Test(arguments: SeamBackend.allCases)
-    func aRowDeletedBehindTheEnginesBackIsRejected(_ backend: SeamBackend) throws {
-        let fixture = try backend.makeVault()
-        try fixture.vault.set("a", service: "s", account: "alice")
-        try fixture.vault.set("b", service: "s", account: "bob")
-        let victim = try #require(fixture.rows().first)
-        fixture.remove(victim.lookupID)
-        #expect(throws: VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")) {
-            try fixture.vault.items()
-        }
-    }
-
-    @Test(arguments: SeamBackend.allCases)
-    func aFailedBatchLeavesNothingBehind(_ backend: SeamBackend) throws {
-        struct Abort: Error {}
-        let fixture = try backend.makeVault()
-        try fixture.vault.set("kept", service: "s", account: "alice")
-        let before = Set(fixture.rows().map(\.sealed))
-        #expect(throws: (any Error).self) {
-            try fixture.vault.batch { batch in
-                try batch.set("changed", service: "s", account: "alice")
-                try batch.add("new", service: "s", account: "bob")
-                _ = try batch.delete(service: "s", account: "alice")
-                throw Abort()
-            }
-        }
-        // A batch failing on the engine's own error rolls back too.
-        #expect(throws: VaultError.duplicateItem) {
-            try fixture.vault.batch { batch in
-                try batch.add("new", service: "s", account: "bob")
-                try batch.add("again", service: "s", account: "bob")
-            }
-        }
-        #expect(Set(fixture.rows().map(\.sealed)) == before)
-        #expect(try fixture.vault.items().map(\.account) == ["alice"])
-        #expect(try fixture.vault.string(service: "s", account: "alice") == "kept")
-        #expect(try fixture.vault.verify() == 1)
-        // The manifest was not left half-applied: the next write builds on it.
-        try fixture.vault.set("after", service: "s", account: "bob")
-        #expect(try fixture.reopen().verify() == 2)
-    }
-
-    @Test(arguments: SeamBackend.allCases)
-    func rekeyRunsThroughTheSeam(_ backend: SeamBackend) throws {
-        let fixture = try backend.makeVault()
-        try fixture.vault.set("secret", service: "s", account: "alice")
-        try fixture.vault.rekey()
-        #expect(try fixture.vault.string(service: "s", account: "alice") == "secret")
-        #expect(try fixture.reopen().verify() == 1)
+    /// Every check of Tests/StorageConformance, on each storage.
+    @Test(arguments: SeamBackend.allCases, StorageConformance.Check.allCases)
+    func conformance(_ backend: SeamBackend, _ check: StorageConformance.Check) throws {
+        try check.run(backend.makeVault("\(check)"))
     }
 }
 

@@ -1,0 +1,202 @@
+import Foundation
+import StorageConformance
+import Testing
+import VaultKit
+@testable import VaultKitPostgres
+
+/// The test server: `scripts/postgres-test-cluster.sh start` (run by scripts/test.sh)
+/// exports its URL, without the password, which libpq reads from `PGPASSFILE`.
+enum TestServer {
+    static func url() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["VAULTKIT_TEST_POSTGRES_URL"], !url.isEmpty else {
+            throw ConformanceFailure("""
+                VAULTKIT_TEST_POSTGRES_URL is not set: these tests need a PostgreSQL server. Run \
+                `eval "$(scripts/postgres-test-cluster.sh start)"` first (README, "When one machine is not enough").
+                """)
+        }
+        return url
+    }
+
+    /// A vault name no other test uses.
+    static func location() throws -> PostgresVaultLocation {
+        try PostgresVaultLocation(url(), vaultName: "test-" + UUID().uuidString.lowercased())
+    }
+
+    /// Another connection, as an administrator or attacker would use, outside VaultKit.
+    static func attacker() throws -> PostgresConnection {
+        try PostgresConnection(conninfo: url(), password: nil, lockTimeoutMilliseconds: 10_000)
+    }
+
+    static let cheapKDF = try! KDFParameters(opsLimit: 1, memoryLimit: 8 * 1024)
+
+    /// A vault unlocked by a raw key, and another connection's hands on its rows.
+    static func fixture() throws -> StorageConformance.Fixture {
+        let location = try location()
+        let key = VaultKey.random()
+        let attacker = try attacker()
+        let name = PostgresConnection.Parameter.text(location.vaultName)
+        return StorageConformance.Fixture(
+            vault: try Vault.create(postgres: location, key: key),
+            reopen: { try Vault.open(postgres: location, key: key) },
+            rows: {
+                try attacker.query("SELECT lookup_id, service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1", [name]) { rows in
+                    (0..<rows.count).map { StoredRow(lookupID: rows.array($0, 0), serviceTag: rows.array($0, 1), nonce: rows.array($0, 2), sealed: rows.array($0, 3)) }
+                }
+            },
+            replace: { row in
+                _ = try attacker.change("""
+                    INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)
+                    ON CONFLICT (vault, lookup_id) DO UPDATE SET service_tag = EXCLUDED.service_tag, nonce = EXCLUDED.nonce, sealed = EXCLUDED.sealed
+                    """, [name, .bytes(row.lookupID), .bytes(row.serviceTag), .bytes(row.nonce), .bytes(row.sealed)])
+            },
+            remove: { id in _ = try attacker.change("DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2", [name, .bytes(id)]) }
+        )
+    }
+}
+
+/// The storage seam's conformance checks (Tests/StorageConformance) on a real PostgreSQL server.
+@Suite struct PostgresConformanceTests {
+    @Test(arguments: StorageConformance.Check.allCases)
+    func conformance(_ check: StorageConformance.Check) throws {
+        try check.run(TestServer.fixture())
+    }
+}
+
+/// What only the PostgreSQL engine has: vaults by name, the server's errors, many connections.
+@Suite struct PostgresVaultTests {
+    @Test func aPassphraseVaultOpensChangesAndRefusesTheWrongOne() throws {
+        let location = try TestServer.location()
+        let vault = try Vault.create(postgres: location, passphrase: SecretBytes("first"), kdf: TestServer.cheapKDF)
+        try vault.set("secret", service: "s", account: "a")
+        #expect(throws: VaultError.wrongPassphrase) { try Vault.open(postgres: location, passphrase: SecretBytes("wrong")) }
+        try vault.changePassphrase(to: SecretBytes("second"), kdf: TestServer.cheapKDF)
+        #expect(throws: VaultError.wrongPassphrase) { try Vault.open(postgres: location, passphrase: SecretBytes("first")) }
+        let reopened = try Vault.open(postgres: location, passphrase: SecretBytes("second"))
+        #expect(try reopened.string(service: "s", account: "a") == "secret")
+        #expect(try reopened.verify() == 1)
+    }
+
+    @Test func vaultsInOneDatabaseAreApart() throws {
+        let (one, two) = (try TestServer.location(), try TestServer.location())
+        let key = VaultKey.random()
+        let first = try Vault.create(postgres: one, key: key)
+        let second = try Vault.create(postgres: two, key: key)
+        try first.set("one", service: "s", account: "a")
+        try second.set("two", service: "s", account: "a")
+        _ = try second.deleteAll(service: "s")
+        #expect(try first.string(service: "s", account: "a") == "one")
+        #expect(try first.verify() == 1)
+        #expect(try second.verify() == 0)
+    }
+
+    @Test func aMissingOrTakenVaultNameIsATypedError() throws {
+        let location = try TestServer.location()
+        #expect(throws: VaultError.vaultNotFound(path: location.description)) { try Vault.open(postgres: location, key: VaultKey.random()) }
+        _ = try Vault.create(postgres: location, key: VaultKey.random())
+        #expect(throws: VaultError.vaultAlreadyExists(path: location.description)) { try Vault.create(postgres: location, key: VaultKey.random()) }
+        #expect(throws: VaultError.self) { try PostgresVaultLocation(TestServer.url(), vaultName: "no spaces") }
+    }
+
+    /// A password given in the connection string is in no description, dump or error,
+    /// whether the server refuses it or cannot be reached.
+    @Test func theConnectionPasswordNeverLeaks() throws {
+        let sentinel = "pw-\(UUID().uuidString)"
+        let url = try TestServer.url()
+        let wrongPassword = try PostgresVaultLocation(url + (url.contains("?") ? "&" : "?") + "password=\(sentinel)", vaultName: "leak")
+        let unreachable = try PostgresVaultLocation("host=127.0.0.1 port=1 user=u dbname=d password=\(sentinel) connect_timeout=5", vaultName: "leak")
+        for location in [wrongPassword, unreachable] {
+            var dumped = ""
+            dump(location, to: &dumped)
+            #expect(!"\(location) \(String(reflecting: location)) \(dumped)".contains(sentinel))
+            do {
+                _ = try Vault.open(postgres: location, key: VaultKey.random())
+                Issue.record("opened with a wrong password or no server")
+            } catch {
+                guard case .io(let path, _) = error else { Issue.record("unexpected \(error)"); continue }
+                #expect(path.hasPrefix(location.description))
+                #expect(!"\(error) \(String(reflecting: error)) \(error.localizedDescription)".contains(sentinel))
+            }
+        }
+        #expect(throws: VaultError.invalidArgument("not a PostgreSQL connection string or URL")) {
+            try PostgresVaultLocation("host='\(sentinel)", vaultName: "leak")
+        }
+    }
+
+    /// Writers on many connections serialise on the header row: of racing `add`s of one
+    /// item exactly one wins, every `set` lands, and the manifest matches the rows.
+    @Test func concurrentWritersOnManyConnectionsSerialise() throws {
+        let location = try TestServer.location()
+        let key = VaultKey.random()
+        _ = try Vault.create(postgres: location, key: key)
+        let (writers, items) = (4, 10)
+        let wins = Counter()
+        DispatchQueue.concurrentPerform(iterations: writers) { writer in
+            do {
+                let vault = try Vault.open(postgres: location, key: key)
+                for item in 0..<items {
+                    try vault.set("w\(writer)-\(item)", service: "own", account: "w\(writer)-\(item)")
+                    do {
+                        try vault.add("w\(writer)", service: "shared", account: "item\(item)")
+                        wins.add()
+                    } catch VaultError.duplicateItem {}
+                }
+            } catch {
+                Issue.record("writer \(writer): \(error)")
+            }
+        }
+        #expect(wins.value == items)
+        let vault = try Vault.open(postgres: location, key: key)
+        #expect(try vault.verify() == writers * items + items)
+        #expect(try vault.items(service: "own").count == writers * items)
+    }
+
+    /// Durability does not rest on the server's or role's default: the session turns
+    /// `synchronous_commit` on even when the connection string turned it off.
+    @Test func everySessionCommitsSynchronously() throws {
+        let url = try TestServer.url()
+        let location = try PostgresVaultLocation(url + (url.contains("?") ? "&" : "?") + "options=-csynchronous_commit%3Doff", vaultName: "durable")
+        let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 1_000)
+        #expect(try storage.connection.query("SHOW synchronous_commit") { $0.text(0, 0) } == "on")
+    }
+
+    /// A trigger on the vault's tables could change what a statement does: such a schema
+    /// is refused on open. (In a schema of its own, so other tests' vaults are not touched.)
+    @Test func aTriggerOnTheVaultsTablesIsRefused() throws {
+        let url = try TestServer.url()
+        let schema = "s_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let attacker = try TestServer.attacker()
+        try attacker.execute("CREATE SCHEMA \(schema)")
+        let location = try PostgresVaultLocation(url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)", vaultName: "v")
+        let key = VaultKey.random()
+        try Vault.create(postgres: location, key: key).set("x", service: "s", account: "a")
+        try attacker.execute("""
+            CREATE FUNCTION \(schema).noop() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
+            CREATE TRIGGER noop BEFORE UPDATE ON \(schema).vaultkit_items FOR EACH ROW EXECUTE FUNCTION \(schema).noop()
+            """)
+        #expect(throws: VaultError.tampered(reason: "the vault's database schema was changed")) { try Vault.open(postgres: location, key: key) }
+        try attacker.execute("DROP TRIGGER noop ON \(schema).vaultkit_items")
+        #expect(try Vault.open(postgres: location, key: key).string(service: "s", account: "a") == "x")
+    }
+
+    /// A writer holding the lock longer than another's busy timeout makes that one fail
+    /// with `busy`, not wait forever or write past the lock.
+    @Test func aWriterWaitingPastItsTimeoutIsBusy() throws {
+        let location = try TestServer.location()
+        let key = VaultKey.random()
+        let holder = try Vault.create(postgres: location, key: key)
+        let waiter = try Vault.open(postgres: location, key: key, busyTimeout: .milliseconds(200))
+        try holder.batch { batch in
+            try batch.set("held", service: "s", account: "a")
+            #expect(throws: VaultError.busy(path: location.description)) { try waiter.set("late", service: "s", account: "b") }
+        }
+        #expect(try waiter.items().map(\.account) == ["a"])
+    }
+}
+
+/// A count shared by threads.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}

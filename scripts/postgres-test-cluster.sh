@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server for the VaultKitPostgres tests.
+#
+#   eval "$(scripts/postgres-test-cluster.sh start)"   # prints the exports below
+#   swift test --skip-build --disable-xctest --filter VaultKitPostgresTests
+#   scripts/postgres-test-cluster.sh stop "$VAULTKIT_TEST_POSTGRES_DIR"
+#
+# start: initdb in a new temporary directory (as `nobody` when run as root: the server
+# refuses to run as root), listening on a free port of 127.0.0.1 and a Unix socket in that
+# directory, scram-sha-256 password auth for everyone, a role and database `vaultkit`
+# with a random password. Prints VAULTKIT_TEST_POSTGRES_URL (no password),
+# PGPASSFILE (0600, holding the password; libpq reads it) and VAULTKIT_TEST_POSTGRES_DIR.
+# stop DIR: stops that server and removes its directory.
+set -euo pipefail
+
+bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[[ -n "$bindir" ]] || { echo "postgres-test-cluster: no PostgreSQL server; run scripts/install-deps.sh --test" >&2; exit 1; }
+
+as_owner() {
+    if [[ $(id -u) -eq 0 ]]; then runuser -u nobody -- "$@"; else "$@"; fi
+}
+
+case "${1:-}" in
+start)
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/vaultkit-postgres.XXXXXX")
+    chmod 0755 "$dir"
+    mkdir -m 0700 "$dir/data" "$dir/socket"
+    [[ $(id -u) -eq 0 ]] && chown nobody "$dir/data" "$dir/socket"
+    password=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
+    # The superuser's password reaches initdb through a file, never argv.
+    (umask 077; printf '%s\n' "$password" >"$dir/data/.pw")
+    [[ $(id -u) -eq 0 ]] && chown nobody "$dir/data/.pw"
+    as_owner "$bindir/initdb" -D "$dir/data/cluster" -U postgres --auth=scram-sha-256 --pwfile="$dir/data/.pw" \
+        --encoding=UTF8 --no-instructions >"$dir/initdb.log" 2>&1 \
+        || { cat "$dir/initdb.log" >&2; exit 1; }
+    rm -f "$dir/data/.pw"
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    as_owner "$bindir/pg_ctl" -D "$dir/data/cluster" -l "$dir/data/server.log" -w -s \
+        -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir/socket -c fsync=on" start >&2
+    (umask 077; printf '127.0.0.1:%s:*:postgres:%s\n127.0.0.1:%s:*:vaultkit:%s\n' "$port" "$password" "$port" "$password" >"$dir/pgpass")
+    # The test role: not a superuser, owning its database. SQL on stdin, not in argv.
+    PGPASSFILE="$dir/pgpass" "$bindir/psql" -q -X -v ON_ERROR_STOP=1 "postgresql://postgres@127.0.0.1:$port/postgres" >&2 <<SQL
+CREATE ROLE vaultkit LOGIN PASSWORD '$password';
+CREATE DATABASE vaultkit OWNER vaultkit;
+SQL
+    echo "export VAULTKIT_TEST_POSTGRES_URL=postgresql://vaultkit@127.0.0.1:$port/vaultkit"
+    echo "export PGPASSFILE=$dir/pgpass"
+    echo "export VAULTKIT_TEST_POSTGRES_DIR=$dir"
+    ;;
+stop)
+    dir=${2:?usage: postgres-test-cluster.sh stop DIR}
+    [[ -d "$dir/data/cluster" ]] && as_owner "$bindir/pg_ctl" -D "$dir/data/cluster" -m fast -w -s stop >&2 || true
+    rm -rf "$dir"
+    ;;
+*)
+    echo "usage: postgres-test-cluster.sh start | stop DIR" >&2
+    exit 2
+    ;;
+esac
