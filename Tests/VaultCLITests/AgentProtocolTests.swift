@@ -55,13 +55,16 @@ import VaultKit
     @Test func everyVaultErrorSurvivesTheRoundTrip() throws {
         let errors: [VaultError] = [
             .wrongPassphrase, .itemNotFound, .duplicateItem, .vaultNotFound(path: "/a"), .vaultAlreadyExists(path: "/b"),
-            .notAVault(path: "/c"), .unsupportedFormatVersion(-1), .formatUpgradeRequired(version: 1), .corrupted(reason: "r"),
-            .tampered(reason: "t"), .io(path: "/d", errno: 5), .invalidArgument("i"), .busy(path: "/e"),
+            .notAVault(path: "/c"), .unsupportedFormatVersion(-1), .formatUpgradeRequired(version: 1), .corrupted(reason: .missingHeader),
+            .corrupted(reason: .storageDamaged), .tampered(reason: .rowsChanged), .io(path: "/d", errno: 5), .invalidArgument(.emptyService),
+            .invalidKeyLength(byteCount: 31), .busy(path: "/e"),
             .insecurePermissions(path: "/f", mode: 0o100666), .untrustedOwner(path: "/g", uid: 1000), .symbolicLink(path: "/h"),
             .keyChanged, .closed, .secretNotUTF8, .cryptoUnavailable, .keyDerivationFailed,
             .rolledBack(path: "/i", seenGeneration: 7, fileGeneration: 3), .batchEnded, .reentrantCall,
             .valueNotEncodable, .valueNotDecodable, .unsupportedValueEncoding(version: 2),
         ]
+        let allCodes = (0...UInt8.max).compactMap(VaultError.Code.init(rawValue:))
+        #expect(Set(errors.map(\.code)) == Set(allCodes))
         for error in errors {
             let bytes = contents(AgentResponse.failure(error).encode())
             let decoded = try bytes.withUnsafeBytes { try AgentResponse.decode($0) }

@@ -12,8 +12,9 @@ enum StorageError: Error, Equatable {
     case notAVault(location: String)
     /// The operating system refused or failed an operation on `path`.
     case io(path: String, errno: Int32)
-    /// The stored data cannot be read as a vault: malformed header, database corruption.
-    case corrupted(reason: String)
+    /// The stored data cannot be read as a vault (a malformed header, a damaged database
+    /// file); the reason is one of the public error's, so the conversion keeps it as it is.
+    case corrupted(reason: VaultError.Reason)
     /// The storage's schema is not exactly the one this format defines.
     case schemaChanged
     /// The write counter (format 3) has no row, or a negative one.

@@ -42,10 +42,10 @@ import TestSupport
         // Another connection restores one row's older version: self-consistent, and sealed
         // under the right keys, but no longer the manifest's.
         fixture.replace(old)
-        #expect(throws: VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")) {
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) {
             try fixture.vault.string(service: "s", account: "alice")
         }
-        #expect(throws: VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")) {
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) {
             try fixture.vault.verify()
         }
     }
@@ -57,7 +57,7 @@ import TestSupport
         try fixture.vault.set("b", service: "s", account: "bob")
         let victim = try #require(fixture.rows().first)
         fixture.remove(victim.lookupID)
-        #expect(throws: VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")) {
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) {
             try fixture.vault.items()
         }
     }
@@ -114,12 +114,12 @@ import TestSupport
     }
 
     @Test func theVaultLayerConvertsEachStorageError() {
-        #expect(VaultError(.schemaChanged) == .tampered(reason: "the vault's database schema was changed"))
-        #expect(VaultError(.generationMissing) == .tampered(reason: "the vault's generation is missing"))
-        #expect(VaultError(.generationInvalid) == .tampered(reason: "invalid vault generation"))
+        #expect(VaultError(.schemaChanged) == .tampered(reason: .schemaChanged))
+        #expect(VaultError(.generationMissing) == .tampered(reason: .generationMissing))
+        #expect(VaultError(.generationInvalid) == .tampered(reason: .generationInvalid))
         #expect(VaultError(.busy(location: "/v")) == .busy(path: "/v"))
         #expect(VaultError(.io(path: "/v", errno: 28)) == .io(path: "/v", errno: 28))
-        #expect(VaultError(.corrupted(reason: "missing header")) == .corrupted(reason: "missing header"))
+        #expect(VaultError(.corrupted(reason: .missingHeader)) == .corrupted(reason: .missingHeader))
         #expect(VaultError(.unsupportedFormatVersion(9)) == .unsupportedFormatVersion(9))
     }
 
@@ -132,6 +132,6 @@ import TestSupport
         storage.tamper { contents in
             for id in contents.rows.keys { contents.rows[id]?.nonce = [1, 2, 3] }
         }
-        #expect(throws: VaultError.corrupted(reason: "invalid item row field length")) { try vault.verify() }
+        #expect(throws: VaultError.corrupted(reason: .invalidItemRowFieldLength)) { try vault.verify() }
     }
 }
