@@ -117,6 +117,24 @@ import VaultKit
         let bytes: [UInt8] = [AgentProtocol.version, 5, 0xff, 0xff, 0xff, 0xff]
         #expect(throws: MalformedMessage.self) { try bytes.withUnsafeBytes { try AgentResponse.decode($0) } }
     }
+
+    /// A failure travels as numbers: an unknown code or reason, or a detail on a reason
+    /// that has none, is refused rather than guessed at.
+    @Test func aFailureIsCodeReasonAndDetail() throws {
+        let tampered: [UInt8] = [AgentProtocol.version, 8, 9, 0, 0, 0, 16] + [UInt8](repeating: 0, count: 8)
+        let decoded = try tampered.withUnsafeBytes { try AgentResponse.decode($0) }
+        guard case .failure(let error) = decoded else { Issue.record("not a failure"); return }
+        #expect(error == .tampered(reason: .rowsChanged))
+        #expect(contents(AgentResponse.failure(error).encode()) == tampered)
+        let refused: [[UInt8]] = [
+            [AgentProtocol.version, 8, 200],  // unknown code
+            [AgentProtocol.version, 8, 9, 0, 0, 0xff, 0xff] + [UInt8](repeating: 0, count: 8),  // unknown reason
+            [AgentProtocol.version, 8, 9, 0, 0, 0, 16] + [UInt8](repeating: 0, count: 7) + [1],  // a detail on rowsChanged
+        ]
+        for bytes in refused {
+            #expect(throws: MalformedMessage.self) { try bytes.withUnsafeBytes { try AgentResponse.decode($0) } }
+        }
+    }
 }
 
 /// A copy of the buffer's bytes.
