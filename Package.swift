@@ -70,10 +70,15 @@ let package = Package(
         .executableTarget(name: "git-credential-vault", dependencies: ["VaultHelperLauncher"]),
         .executableTarget(name: "docker-credential-vault", dependencies: ["VaultHelperLauncher"]),
 
+        // Concurrency helpers VaultProfile and VaultAuth share (one broadcast of values to
+        // subscribers); internal, not a product: its API is `package`.
+        .target(name: "VaultConcurrency"),
+
         // The user-profile snapshot store: loaded from the vault at start, persisted
         // shortly after each change and on graceful shutdown.
         .target(name: "VaultProfile", dependencies: [
             "VaultKit",
+            "VaultConcurrency",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Lifecycle"])),
             .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Lifecycle"])),
         ]),
@@ -85,6 +90,7 @@ let package = Package(
         ], path: "Examples/ProfileDemo"),
         .testTarget(name: "VaultProfileTests", dependencies: [
             "VaultProfile", "TestSupport", "profile-demo",
+            "VaultConcurrency",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
@@ -95,6 +101,7 @@ let package = Package(
             name: "VaultAuth",
             dependencies: [
                 "VaultKit",
+                "VaultConcurrency",
                 "CSodium",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Lifecycle"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Lifecycle"])),

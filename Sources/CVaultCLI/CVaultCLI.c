@@ -75,3 +75,37 @@ void vault_cli_echo_restore(void) {
     for (size_t i = 0; i < RESTORED_SIGNAL_COUNT; i++) sigaction(restored_signals[i], &saved_actions[i], NULL);
     saved_fd = -1;
 }
+
+// Read by the forwarding handler; written with the handler installed, hence sig_atomic_t.
+static volatile sig_atomic_t forward_pid = 0;
+static volatile sig_atomic_t forward_pending = 0;
+
+static void forward_signal(int signal_number, siginfo_t *info, void *context) {
+    (void)context;
+    if (info != NULL && info->si_code == SI_KERNEL) return;
+    int saved_errno = errno;
+    pid_t pid = (pid_t)forward_pid;
+    if (pid > 0) kill(pid, signal_number); else forward_pending = signal_number;
+    errno = saved_errno;
+}
+
+int vault_cli_forward_signals(const int *signals, int count) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = forward_signal;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    for (int index = 0; index < count; index++) {
+        if (sigaction(signals[index], &action, NULL) != 0) return -1;
+    }
+    return 0;
+}
+
+void vault_cli_forward_to(int pid) {
+    forward_pid = pid;
+    int pending = forward_pending;
+    if (pending != 0) {
+        forward_pending = 0;
+        kill((pid_t)pid, pending);
+    }
+}

@@ -48,4 +48,40 @@ struct AuthVaultItem: Sendable {
             throw .vault(error)
         }
     }
+
+    // MARK: Async twins: the vault's own async calls, so nothing here blocks the pool.
+
+    func entry() async throws(TokenStoreError) -> VaultEntry? {
+        do {
+            return try await vault.entry(service: service, account: account)
+        } catch {
+            throw .vault(error)
+        }
+    }
+
+    func set(_ secret: SecretBytes) async throws(TokenStoreError) {
+        do {
+            try await vault.set(secret, service: service, account: account, label: label)
+        } catch {
+            throw .vault(error)
+        }
+    }
+
+    func setValue(_ value: some Encodable, schemaVersion: Int) async throws(TokenStoreError) {
+        do {
+            try await vault.setValue(value, schemaVersion: schemaVersion, service: service, account: account, label: label)
+        } catch .valueNotEncodable {
+            throw .undecodable
+        } catch {
+            throw .vault(error)
+        }
+    }
+
+    func clear() async throws(TokenStoreError) -> Bool {
+        do {
+            return try await vault.delete(service: service, account: account)
+        } catch {
+            throw .vault(error)
+        }
+    }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import ServiceLifecycle
-import Synchronization
 
 /// The server's single-device session contract: one account, one live session (a lease
 /// with a time-to-live), claimed at login, kept alive while running, released at logout
@@ -95,30 +94,30 @@ extension AuthClient {
     }
 
     /// ``releaseSession()`` with a deadline: returns `true` if the server confirmed in time,
-    /// `false` on failure or when `timeout` passed first (the request is then abandoned).
+    /// `false` on failure or when `timeout` passed first.
+    ///
+    /// The release and the deadline race as child tasks of this call; the loser is cancelled
+    /// and nothing outlives the call. A cancelled release returns at once: the transport
+    /// cancels its request and a wait for a shared refresh ends. Only a wait for another
+    /// process's refresh lock cannot be cut short (it lasts at most that process's token request).
     public nonisolated func releaseSession(timeout: Duration) async -> Bool {
-        let done = Mutex<CheckedContinuation<Bool, Never>?>(nil)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            done.withLock { $0 = continuation }
-            let finish: @Sendable (Bool) -> Void = { value in
-                done.withLock { pending in
-                    pending?.resume(returning: value)
-                    pending = nil
-                }
-            }
-            Task {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
                 do {
                     try await self.releaseSession()
-                    finish(true)
+                    return true
                 } catch {
                     self.configuration.logger.warning("session release failed", metadata: ["error": "\(error)"])
-                    finish(false)
+                    return false
                 }
             }
-            Task {
+            group.addTask {
                 try? await Task.sleep(for: timeout)
-                finish(false)
+                return false
             }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
         }
     }
 }

@@ -51,7 +51,28 @@ public struct TokenStore: Sendable {
     /// - Throws: ``TokenStoreError/vault(_:)`` when the vault fails,
     ///   ``TokenStoreError/undecodable`` when the item is not a token set this version can read.
     public func load() throws(TokenStoreError) -> TokenSet? {
-        guard let entry = try item.entry() else { return nil }
+        try Self.tokens(in: item.entry())
+    }
+
+    /// ``load()`` for async code: the vault's async read, so the caller's thread never blocks.
+    public func load() async throws(TokenStoreError) -> TokenSet? {
+        try await Self.tokens(in: item.entry())
+    }
+
+    /// ``save(_:)`` for async code.
+    public func save(_ tokens: TokenSet) async throws(TokenStoreError) {
+        try await item.setValue(tokens, schemaVersion: Self.schemaVersion)
+    }
+
+    /// ``clear()`` for async code.
+    @discardableResult
+    public func clear() async throws(TokenStoreError) -> Bool {
+        try await item.clear()
+    }
+
+    /// The token set a stored entry holds (`nil`: no entry), in either encoding.
+    private static func tokens(in entry: VaultEntry?) throws(TokenStoreError) -> TokenSet? {
+        guard let entry else { return nil }
         guard entry.holdsValue else { return try LegacyStoredTokens.decode(entry.secret) }
         do {
             let stored = try entry.encodedValue()

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
+import VaultConcurrency
 import VaultKit
 
 /// The signed-in user's profile: loaded from the vault at start, readable at once from
@@ -38,7 +39,7 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
     private let migration: ProfileMigration<Profile>
     private let logger: Logger
     private let writer = SnapshotWriter()
-    private let broadcast = ProfileBroadcast<Profile?>(nil)
+    private let broadcast = Broadcast<Profile?>(latest: nil)
     private let signedInAccount = Mutex<String?>(nil)
     private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
@@ -93,12 +94,13 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
     /// The current profile, read synchronously from memory on any thread; `nil` before
     /// ``start(account:)`` has loaded one, and after ``signOut()``.
     public nonisolated var current: Profile? {
-        broadcast.value
+        // The broadcast keeps a latest value (made with one), so the outer optional is always set.
+        broadcast.latest ?? nil
     }
 
     /// The current profile, read on the actor: it reflects every call made to the store before.
     public var profile: Profile? {
-        broadcast.value
+        current
     }
 
     /// The signed-in account, if any.
@@ -244,7 +246,7 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
     @discardableResult
     public func update(_ change: (inout Profile) throws -> Void) throws -> Profile {
         try checkSignedIn()
-        guard var profile = broadcast.value else { throw ProfileStoreError.noProfile }
+        guard var profile = current else { throw ProfileStoreError.noProfile }
         try change(&profile)
         apply(profile)
         return profile
@@ -335,7 +337,7 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
     }
 
     private func writeSnapshot(deadline: Duration? = nil) async throws {
-        guard let session, session.loaded, generation != persistedGeneration, let profile = broadcast.value else { return }
+        guard let session, session.loaded, generation != persistedGeneration, let profile = current else { return }
         let generation = self.generation
         let data: Data
         do {

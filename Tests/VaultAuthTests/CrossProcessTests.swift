@@ -15,7 +15,7 @@ import VaultKit
         var expired = signedIn
         expired.issuedAt = Date().addingTimeInterval(-600)
         expired.expiresAt = Date().addingTimeInterval(-300)
-        try fixture.store().save(expired)
+        try await fixture.store().save(expired)
         let first = try AuthClient(store: fixture.store(), strategy: fixture.oauthStrategy(), configuration: fixture.configuration())
         let second = try AuthClient(store: fixture.store(), strategy: fixture.oauthStrategy(), configuration: fixture.configuration())
 
@@ -46,7 +46,7 @@ import VaultKit
         fixture.server.refusalHook.withLock { $0 = { try? store.save(newer) } }
 
         await #expect(throws: AuthError.signedOut(.refreshRefused("invalid_grant"))) { try await client.send(fixture.resource) }
-        #expect(try fixture.store().load() == newer)
+        await #expect(try fixture.store().load() == newer)
     }
 
     @Test func aSignOutElsewhereIsFollowedAtTheNextRefresh() async throws {
@@ -77,7 +77,7 @@ import VaultKit
         await #expect(throws: AuthError.storage(.lock(path: lockPath, errno: ELOOP))) { try await client.refreshNow() }
         #expect(!FileManager.default.fileExists(atPath: "\(fixture.directory)/elsewhere"))
         #expect(await client.isSignedIn)
-        #expect(try fixture.store().load() != nil)
+        await #expect(try fixture.store().load() != nil)
     }
 }
 
@@ -94,7 +94,7 @@ import VaultKit
 
         await #expect(throws: AuthError.configuration(code)) { try await client.refreshNow() }
         #expect(await client.currentState == .signedIn)
-        #expect(try fixture.store().load() == before)
+        await #expect(try fixture.store().load() == before)
         // Fixed on the server's side, the same refresh token works: it was never refused.
         fixture.server.configure { $0.refreshError = nil }
         try await client.refreshNow()
@@ -107,7 +107,7 @@ import VaultKit
         let client = try await fixture.signedInClient()
         fixture.server.configure { $0.refreshError = (400, "invalid_grant") }
         await #expect(throws: AuthError.signedOut(.refreshRefused("invalid_grant"))) { try await client.refreshNow() }
-        #expect(try fixture.store().load() == nil)
+        await #expect(try fixture.store().load() == nil)
     }
 }
 

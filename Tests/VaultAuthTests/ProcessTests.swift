@@ -58,7 +58,7 @@ import VaultKit
             #expect(result.stdout.hasPrefix("SIGNED_IN"), "\(result.stdout)")
         } else {
             #expect(result.stdout.hasPrefix("SIGNED_OUT"), "\(result.stdout)")
-            #expect(try fixture.store().load() == nil)
+            await #expect(try fixture.store().load() == nil)
         }
         #expect(fixture.server.counters.reuseDetections == 1)
         // And it is not stuck: a second restart agrees.

@@ -22,7 +22,7 @@ import VaultKit
         #expect(fixture.server.counters.resourceUnauthorized == 0)
         let second = try #require(await client.currentTokens)
         #expect(second.refreshToken != first.refreshToken)
-        #expect(try fixture.store().load() == second)
+        await #expect(try fixture.store().load() == second)
         #expect(fixture.server.counters.bearerOnTokenEndpoint == 0)
         #expect(await recorder.wait { _ in recorder.states.count >= 3 })
         #expect(recorder.states == [.signedIn, .refreshing, .signedIn])
@@ -84,7 +84,7 @@ import VaultKit
         #expect(counters.reuseDetections == 0)
         #expect(counters.bearerOnTokenEndpoint == 0)
         #expect(violations.withLock { $0 }.isEmpty)
-        #expect(try fixture.store().load() == (await client.currentTokens))
+        await #expect(try fixture.store().load() == (await client.currentTokens))
     }
 }
 
@@ -101,7 +101,7 @@ import VaultKit
 
         await #expect(throws: AuthError.signedOut(.refreshRefused("invalid_grant"))) { try await client.send(fixture.resource) }
         #expect(await client.currentTokens == nil)
-        #expect(try fixture.store().load() == nil)
+        await #expect(try fixture.store().load() == nil)
         #expect(fixture.server.counters.refreshRequests == 1)
         #expect(await recorder.wait { $0 == .signedOut(.refreshRefused("invalid_grant")) })
         #expect(recorder.states.contains(.refreshing))
@@ -126,7 +126,7 @@ import VaultKit
         #expect(counters.refreshRequests == 1)
         #expect(counters.passwordLogins == 2)   // the first sign-in and the fallback
         #expect(await client.currentState == .signedIn)
-        #expect(try fixture.store().load() == (await client.currentTokens))
+        await #expect(try fixture.store().load() == (await client.currentTokens))
     }
 
     @Test func refusedReloginSignsOut() async throws {
@@ -141,7 +141,7 @@ import VaultKit
         await #expect(throws: AuthError.signedOut(.reloginRefused("invalid_grant"))) { try await client.send(fixture.resource) }
         #expect(fixture.server.counters.refreshRequests == 1)
         #expect(fixture.server.counters.refusedLogins == 1)
-        #expect(try fixture.store().load() == nil)
+        await #expect(try fixture.store().load() == nil)
     }
 
     @Test func a401LoopIsBounded() async throws {
@@ -182,7 +182,7 @@ import VaultKit
 
         await #expect(throws: AuthError.transient("token endpoint answered HTTP \(status)")) { try await client.send(fixture.resource) }
         #expect(await client.currentTokens == before)
-        #expect(try fixture.store().load() == before)
+        await #expect(try fixture.store().load() == before)
         #expect(await client.currentState == .signedIn)
 
         fixture.server.configure { $0.refreshFailureStatus = nil }
@@ -240,7 +240,7 @@ import VaultKit
         let result = await request.result
         #expect(throws: AuthError.signedOut(.userSignedOut)) { try result.get() }
         #expect(await client.currentTokens == nil)
-        #expect(try fixture.store().load() == nil)
+        await #expect(try fixture.store().load() == nil)
         #expect(await client.currentState == .signedOut(.userSignedOut))
         #expect(recorder.states.last == .signedOut(.userSignedOut))
         // The tokens the server issued to the abandoned refresh were revoked, not kept anywhere.
@@ -269,7 +269,7 @@ import VaultKit
         let result = await request.result
         #expect(throws: AuthError.sessionChanged) { try result.get() }
         #expect(await client.currentTokens == fresh)
-        #expect(try fixture.store().load() == fresh)
+        await #expect(try fixture.store().load() == fresh)
         #expect(try await client.send(fixture.resource).status == 200)
     }
 }

@@ -27,7 +27,7 @@ import ServiceLifecycleTestKit
         let client = try await fixture.signedInClient(configuration: fixture.configuration(session: "device-a"))
         let lease = try #require(fixture.server.lease(of: "alice"))
         #expect(lease.device == "device-a")
-        #expect(try fixture.store().load()?.sessionID == lease.id)
+        await #expect(try fixture.store().load()?.sessionID == lease.id)
 
         try await client.keepSessionAlive()
         #expect(fixture.server.counters.keepAlives == 1)
@@ -36,7 +36,7 @@ import ServiceLifecycleTestKit
         fixture.clock.advance(by: 301)
         try await client.keepSessionAlive()
         #expect(fixture.server.counters.claims == 2)
-        #expect(try fixture.store().load()?.sessionID == fixture.server.lease(of: "alice")?.id)
+        await #expect(try fixture.store().load()?.sessionID == fixture.server.lease(of: "alice")?.id)
 
         try await client.signOut()
         #expect(fixture.server.lease(of: "alice") == nil)
@@ -78,7 +78,7 @@ import ServiceLifecycleTestKit
         await #expect(throws: AuthError.sessionTakenOver) { try await first.send(fixture.resource) }
         #expect(await first.currentState == .signedOut(.sessionTakenOver))
         #expect(await recorder.wait { $0 == .signedOut(.sessionTakenOver) })
-        #expect(try fixture.store().load() == nil)
+        await #expect(try fixture.store().load() == nil)
         // No ping-pong: the first device did not log in again with its stored password.
         #expect(fixture.server.counters.passwordLogins == logins)
         await #expect(throws: AuthError.signedOut(.sessionTakenOver)) { try await first.send(fixture.resource) }
@@ -132,7 +132,7 @@ import ServiceLifecycleTestKit
         #expect(fixture.server.lease(of: "alice") == nil)
         // Still signed in: the next start claims a new session with the same tokens.
         #expect(await client.isSignedIn)
-        #expect(try fixture.store().load()?.sessionID == nil)
+        await #expect(try fixture.store().load()?.sessionID == nil)
     }
 }
 

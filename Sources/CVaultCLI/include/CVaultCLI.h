@@ -22,4 +22,18 @@ int vault_cli_echo_off(int fd);
 /// handlers. Does nothing if echo is not off.
 void vault_cli_echo_restore(void);
 
+/// Installs a handler for each of the `count` signals in `signals` that sends it on to
+/// the child named by vault_cli_forward_to(), whichever thread of the process receives
+/// it. (Blocking the signals on one thread is not enough: the kernel may deliver a
+/// process-directed signal to any thread that does not block it, and its default
+/// action would end `vault` instead of reaching the child.) Signals the kernel sent on
+/// the terminal's behalf (Ctrl-C, a hang-up) are not sent again: the child, in the same
+/// process group, gets its own copy. A signal that arrives before the child exists is
+/// kept and sent when it does. Returns 0, or -1 with errno set.
+int vault_cli_forward_signals(const int *signals, int count);
+
+/// Names the child that forwarded signals go to (see vault_cli_forward_signals()) and
+/// sends it the last signal that arrived before it existed, if any.
+void vault_cli_forward_to(int pid);
+
 #endif

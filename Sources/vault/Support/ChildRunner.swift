@@ -1,3 +1,4 @@
+import CVaultCLI
 import Foundation
 import VaultKit
 
@@ -30,17 +31,18 @@ enum ChildRunner {
         let environment = try ChildEnvironment(variables: variables, withheld: withheldVariables)
         defer { environment.release() }
 
-        var forwarded = sigset_t()
-        sigemptyset(&forwarded)
-        for signal in forwardedSignals { sigaddset(&forwarded, signal) }
-        var previousMask = sigset_t()
-        pthread_sigmask(SIG_BLOCK, &forwarded, &previousMask)
-        defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
+        // Handlers, not a thread blocking the signals: any thread of the process may be the
+        // one a signal is delivered to (see vault_cli_forward_signals). The child starts
+        // with default dispositions (exec resets handled signals) and this thread's mask.
+        let installed = forwardedSignals.withUnsafeBufferPointer { vault_cli_forward_signals($0.baseAddress, Int32($0.count)) }
+        guard installed == 0 else { throw .cannotRun(command: command[0], errno: errno) }
+        var currentMask = sigset_t()
+        pthread_sigmask(SIG_SETMASK, nil, &currentMask)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setsigmask(&attributes, &previousMask)
+        posix_spawnattr_setsigmask(&attributes, &currentMask)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
 
         let argv = command.map { strdup($0) } + [nil]
@@ -51,16 +53,7 @@ enum ChildRunner {
         environment.release()
 
         let child = pid
-        let signals = forwarded
-        // Inherits the blocked mask, so it alone takes the forwarded signals.
-        Thread.detachNewThread {
-            var set = signals
-            var info = siginfo_t()
-            while true {
-                let signal = sigwaitinfo(&set, &info)
-                if signal > 0 && info.si_code != Int32(SI_KERNEL) { kill(child, signal) }
-            }
-        }
+        vault_cli_forward_to(child)
 
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 {

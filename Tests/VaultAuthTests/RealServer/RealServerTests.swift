@@ -82,7 +82,7 @@ struct RealServerWorld {
         #expect(counters["token:refresh_token"] == 1, "\(counters)")
         #expect(counters["token-status:400", default: 0] == 0, "a refresh was refused: \(counters)")
         // The winner's tokens are in the vault and live: nobody was signed out, no family revoked.
-        let stored = try #require(try world.store.load())
+        let stored = try await #require(try world.store.load())
         #expect(stored.refreshToken != first.refreshToken)
         #expect(try await world.server.resourceStatus(with: stored.accessToken) == 200)
         #expect(await world.server.refreshOutcome(try #require(stored.refreshToken)) == "accepted")
@@ -92,7 +92,7 @@ struct RealServerWorld {
         let world = try await RealServerWorld.make()
         defer { world.server.stop() }
         let first = try await world.server.login()
-        try world.store.save(first)
+        try await world.store.save(first)
 
         // B loads the first tokens, then waits.
         let signingOut = try world.app("sign-out-on-go")
@@ -102,14 +102,14 @@ struct RealServerWorld {
         let rotating = try world.app("check")
         let rotated = try await offPool { rotating.wait(timeout: .seconds(120)) }
         #expect(rotated.stdout.hasPrefix("SIGNED_IN 200"), "\(rotated.stdout) \(rotated.stderr)")
-        let newest = try #require(try world.store.load())
+        let newest = try await #require(try world.store.load())
         #expect(newest.refreshToken != first.refreshToken)
 
         // B signs out: it must revoke what the vault holds now, not the tokens it loaded.
         try signingOut.write(Data("GO\n".utf8))
         let result = try await offPool { signingOut.wait(timeout: .seconds(120)) }
         #expect(result.stdout.contains("SIGNED_OUT_DONE"), "\(result.stdout) \(result.stderr)")
-        #expect(try world.store.load() == nil)
+        await #expect(try world.store.load() == nil)
         #expect(try await world.server.resourceStatus(with: newest.accessToken) == 401)
         #expect(await world.server.refreshOutcome(try #require(newest.refreshToken)) == "\(StrategyError.refused("invalid_grant"))")
     }
@@ -128,7 +128,7 @@ struct RealServerWorld {
         try await client.refreshNow()
         let rotated = try #require(await client.currentTokens)
         #expect(rotated.refreshToken != first.refreshToken)
-        #expect(try world.store.load() == rotated)
+        await #expect(try world.store.load() == rotated)
         #expect(try await client.send(HTTPRequest(url: world.server.resourceURL)).status == 200)
 
         // Someone replays the rotated-away refresh token: the server ends the whole family.
@@ -139,7 +139,7 @@ struct RealServerWorld {
             try await client.send(HTTPRequest(url: world.server.resourceURL))
         }
         #expect(try await world.server.refreshRequests() == before + 1)
-        #expect(try world.store.load() == nil)
+        await #expect(try world.store.load() == nil)
         await #expect(throws: AuthError.signedOut(.refreshRefused("invalid_grant"))) {
             try await client.send(HTTPRequest(url: world.server.resourceURL))
         }
@@ -164,12 +164,12 @@ struct RealServerWorld {
         try await misconfigured.signIn(with: first)
         await #expect(throws: AuthError.configuration("invalid_client")) { try await misconfigured.refreshNow() }
         #expect(await misconfigured.currentState == .signedIn)
-        #expect(try world.store.load() == first)
+        await #expect(try world.store.load() == first)
 
         // The refresh token was fine all along: the right secret (sent in the body this time) uses it.
         let fixed = try world.client(world.server.strategy(.post(clientID: confidential, secret: DjangoOAuthServer.Client.confidentialSecret)))
         try await fixed.refreshNow()
-        #expect(try world.store.load()?.refreshToken != first.refreshToken)
+        await #expect(try world.store.load()?.refreshToken != first.refreshToken)
         #expect(try await fixed.send(HTTPRequest(url: world.server.resourceURL)).status == 200)
     }
 
