@@ -13,7 +13,7 @@ func fuzzRecordDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let (_, secret) = try ItemRecord.decode(bytes)
         precondition(secret.lowerBound >= 0 && secret.upperBound <= size)
     } catch {
-        guard case .tampered = error else { fatalError("unexpected error \(error)") }
+        guard error.code == .tampered else { fatalError("unexpected error \(error)") }
     }
     return 0
 }

@@ -46,13 +46,16 @@ final class PostgresConnection {
     init(conninfo: String, password: String?, lockTimeoutMilliseconds: Int) throws(PostgresFailure) {
         self.password = password
         guard let handle = PQconnectdb(conninfo) else {
-            throw PostgresFailure(sqlState: nil, message: "out of memory", connectionLost: true)
+            throw PostgresFailure(sqlState: nil, message: "out of memory", connectionLost: true, neverConnected: true)
         }
         self.handle = handle
         guard PQstatus(handle) == CONNECTION_OK else {
             // Every stored property is set, so deinit runs and finishes the handle.
             let message = Self.scrubbed(String(cString: PQerrorMessage(handle)), password: password)
-            throw PostgresFailure(sqlState: nil, message: message, connectionLost: true)
+            // The server was reached and a password was sent: the credentials were refused
+            // (libpq gives no SQLSTATE for a failed connection).
+            let refused = PQconnectionUsedPassword(handle) != 0
+            throw PostgresFailure(sqlState: nil, message: message, connectionLost: true, neverConnected: true, credentialsRefused: refused)
         }
         // Server notices ("relation already exists, skipping") are not the caller's
         // business: libpq would print them to standard error.
@@ -161,4 +164,8 @@ struct PostgresFailure: Error {
     let sqlState: String?
     let message: String
     let connectionLost: Bool
+    /// The session was never established (the server unreachable or refusing it).
+    var neverConnected = false
+    /// The server refused the password it was sent.
+    var credentialsRefused = false
 }

@@ -24,12 +24,12 @@ public struct PostgresVaultLocation: Sendable, CustomStringConvertible, CustomDe
     public init(_ connection: String, vaultName: String = "default") throws(VaultError) {
         guard (1...63).contains(vaultName.utf8.count),
               vaultName.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
-        else { throw .invalidArgument("a vault name is 1 to 63 characters of A-Z, a-z, 0-9, '.', '_' and '-'") }
+        else { throw .invalidArgument(.invalidVaultName) }
         var errorMessage: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(connection, &errorMessage) else {
             // libpq's message may quote the string, password and all: not repeated.
             if let errorMessage { PQfreemem(errorMessage) }
-            throw .invalidArgument("not a PostgreSQL connection string or URL")
+            throw .invalidArgument(.notAConnectionString)
         }
         defer { PQconninfoFree(options) }
         var values: [String: String] = [:]

@@ -182,7 +182,7 @@ package final class PostgresVaultStorage: VaultStorage {
                 guard rows.count == 1 else { throw StorageError.notFound(location: location) }
                 let version = Int(rows.int64(0, 0))
                 guard version <= VaultHeader.currentFormatVersion else { throw StorageError.unsupportedFormatVersion(version) }
-                guard version >= 1 else { throw StorageError.corrupted(reason: "invalid format version") }
+                guard version >= 1 else { throw StorageError.corrupted(reason: .invalidFormatVersion) }
                 let keySource: VaultHeader.KeySource
                 switch rows.text(0, 2) {
                 case "argon2id13":
@@ -190,12 +190,12 @@ package final class PostgresVaultStorage: VaultStorage {
                     let memory = rows.int64(0, 5)
                     guard !rows.isNull(0, 3), ops > 0, memory > 0,
                           let parameters = try? KDFParameters(opsLimit: UInt64(ops), memoryLimit: Int(memory))
-                    else { throw StorageError.corrupted(reason: "KDF parameters out of bounds") }
+                    else { throw StorageError.corrupted(reason: .kdfParametersOutOfBounds) }
                     keySource = .passphrase(salt: rows.array(0, 3), parameters: parameters)
                 case "raw":
                     keySource = .rawKey
                 default:
-                    throw StorageError.corrupted(reason: "unknown KDF algorithm")
+                    throw StorageError.corrupted(reason: .unknownKDFAlgorithm)
                 }
                 return try VaultHeader(
                     formatVersion: version, vaultID: rows.array(0, 1), keySource: keySource,
@@ -245,7 +245,7 @@ package final class PostgresVaultStorage: VaultStorage {
                 FROM (SELECT pg_current_snapshot()::text AS snapshot) s
                 LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = $2
                 """, [.text(vault), .bytes(lookupID)]) { rows in
-                guard rows.count == 1 else { throw StorageError.corrupted(reason: "a lookup id is stored twice") }
+                guard rows.count == 1 else { throw StorageError.corrupted(reason: .rowStoredTwice) }
                 if !inTransaction { snapshotVersion = Self.version(ofSnapshot: rows.text(0, 3)) }
                 guard !rows.isNull(0, 0) else { return nil }
                 return try StorageFailure.passing { () throws(BodyError) in try body(rows.bytes(0, 0), rows.bytes(0, 1), rows.bytes(0, 2)) }
@@ -465,14 +465,17 @@ package final class PostgresVaultStorage: VaultStorage {
         switch error {
         case let error as StorageError: error
         case let error as PostgresFailure: Self.translate(error, location: location)
-        default: .corrupted(reason: "unexpected storage error")
+        default: .corrupted(reason: .unexpectedStorageError)
         }
     }
 
     /// The boundary where SQLSTATEs become ``StorageError``s.
     static func translate(_ failure: PostgresFailure, location: String) -> StorageError {
+        // The server's and libpq's texts stay out of the error (they are free text, and a
+        // libpq text may quote the connection string): the failure is told by its errno.
         guard let state = failure.sqlState, !failure.connectionLost else {
-            return .unavailable(location: location, reason: failure.message)
+            if failure.credentialsRefused { return .unavailable(location: location, errno: EACCES) }
+            return .unavailable(location: location, errno: failure.neverConnected ? ECONNREFUSED : ECONNRESET)
         }
         switch state {
         case "55P03", "40P01", "40001", "57014":  // lock timeout, deadlock, serialization, statement timeout
@@ -487,11 +490,14 @@ package final class PostgresVaultStorage: VaultStorage {
             return .io(path: location, errno: EACCES)
         case "25006":
             return .io(path: location, errno: EROFS)
+        case "28000", "28P01":  // authentication refused
+            return .unavailable(location: location, errno: EACCES)
         default:
-            if state.hasPrefix("22") || state.hasPrefix("23") || state.hasPrefix("42") || state.hasPrefix("XX") {
-                return .corrupted(reason: failure.message)
+            if state.hasPrefix("XX") { return .corrupted(reason: .storageDamaged) }
+            if state.hasPrefix("22") || state.hasPrefix("23") || state.hasPrefix("42") {
+                return .corrupted(reason: .storageStructureRefused)
             }
-            return .unavailable(location: location, reason: failure.message)
+            return .unavailable(location: location, errno: EIO)
         }
     }
 }

@@ -52,7 +52,7 @@ package enum StorageConformance {
         }
     }
 
-    static let rowsChanged = VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")
+    static let rowsChanged = VaultError.tampered(reason: .rowsChanged)
 
     /// Host key wraps live in the storage too (docs/FORMAT.md section 12): listed in UTF-8
     /// byte order of their names whatever the engine's collation, covered by the manifest

@@ -55,13 +55,16 @@ import VaultKit
     @Test func everyVaultErrorSurvivesTheRoundTrip() throws {
         let errors: [VaultError] = [
             .wrongPassphrase, .itemNotFound, .duplicateItem, .vaultNotFound(path: "/a"), .vaultAlreadyExists(path: "/b"),
-            .notAVault(path: "/c"), .unsupportedFormatVersion(-1), .formatUpgradeRequired(version: 1), .corrupted(reason: "r"),
-            .tampered(reason: "t"), .io(path: "/d", errno: 5), .invalidArgument("i"), .busy(path: "/e"),
+            .notAVault(path: "/c"), .unsupportedFormatVersion(-1), .formatUpgradeRequired(version: 1), .corrupted(reason: .missingHeader),
+            .corrupted(reason: .storageDamaged), .tampered(reason: .rowsChanged), .io(path: "/d", errno: 5), .invalidArgument(.emptyService),
+            .invalidKeyLength(byteCount: 31), .busy(path: "/e"),
             .insecurePermissions(path: "/f", mode: 0o100666), .untrustedOwner(path: "/g", uid: 1000), .symbolicLink(path: "/h"),
             .keyChanged, .closed, .secretNotUTF8, .cryptoUnavailable, .keyDerivationFailed,
             .rolledBack(path: "/i", seenGeneration: 7, fileGeneration: 3), .batchEnded, .reentrantCall,
             .valueNotEncodable, .valueNotDecodable, .unsupportedValueEncoding(version: 2),
         ]
+        let allCodes = (0...UInt8.max).compactMap(VaultError.Code.init(rawValue:))
+        #expect(Set(errors.map(\.code)) == Set(allCodes))
         for error in errors {
             let bytes = contents(AgentResponse.failure(error).encode())
             let decoded = try bytes.withUnsafeBytes { try AgentResponse.decode($0) }
@@ -113,6 +116,24 @@ import VaultKit
     @Test func aHostileCountIsRefused() {
         let bytes: [UInt8] = [AgentProtocol.version, 5, 0xff, 0xff, 0xff, 0xff]
         #expect(throws: MalformedMessage.self) { try bytes.withUnsafeBytes { try AgentResponse.decode($0) } }
+    }
+
+    /// A failure travels as numbers: an unknown code or reason, or a detail on a reason
+    /// that has none, is refused rather than guessed at.
+    @Test func aFailureIsCodeReasonAndDetail() throws {
+        let tampered: [UInt8] = [AgentProtocol.version, 8, 9, 0, 0, 0, 16] + [UInt8](repeating: 0, count: 8)
+        let decoded = try tampered.withUnsafeBytes { try AgentResponse.decode($0) }
+        guard case .failure(let error) = decoded else { Issue.record("not a failure"); return }
+        #expect(error == .tampered(reason: .rowsChanged))
+        #expect(contents(AgentResponse.failure(error).encode()) == tampered)
+        let refused: [[UInt8]] = [
+            [AgentProtocol.version, 8, 200],  // unknown code
+            [AgentProtocol.version, 8, 9, 0, 0, 0xff, 0xff] + [UInt8](repeating: 0, count: 8),  // unknown reason
+            [AgentProtocol.version, 8, 9, 0, 0, 0, 16] + [UInt8](repeating: 0, count: 7) + [1],  // a detail on rowsChanged
+        ]
+        for bytes in refused {
+            #expect(throws: MalformedMessage.self) { try bytes.withUnsafeBytes { try AgentResponse.decode($0) } }
+        }
     }
 }
 

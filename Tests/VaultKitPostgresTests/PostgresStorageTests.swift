@@ -104,7 +104,7 @@ enum TestServer {
         let url = try TestServer.url()
         let wrongPassword = try PostgresVaultLocation(url + (url.contains("?") ? "&" : "?") + "password=\(sentinel)", vaultName: "leak")
         let unreachable = try PostgresVaultLocation("host=127.0.0.1 port=1 user=u dbname=d password=\(sentinel) connect_timeout=5", vaultName: "leak")
-        for location in [wrongPassword, unreachable] {
+        for (location, expectedErrno) in [(wrongPassword, EACCES), (unreachable, ECONNREFUSED)] {
             var dumped = ""
             dump(location, to: &dumped)
             #expect(!"\(location) \(String(reflecting: location)) \(dumped)".contains(sentinel))
@@ -112,12 +112,13 @@ enum TestServer {
                 _ = try Vault.open(postgres: location, key: VaultKey.random())
                 Issue.record("opened with a wrong password or no server")
             } catch {
-                guard case .io(let path, _) = error else { Issue.record("unexpected \(error)"); continue }
-                #expect(path.hasPrefix(location.description))
+                guard error.code == .io, let path = error.path else { Issue.record("unexpected \(error)"); continue }
+                #expect(path == location.description)
+                #expect(error.errno == expectedErrno)
                 #expect(!"\(error) \(String(reflecting: error)) \(error.localizedDescription)".contains(sentinel))
             }
         }
-        #expect(throws: VaultError.invalidArgument("not a PostgreSQL connection string or URL")) {
+        #expect(throws: VaultError.invalidArgument(.notAConnectionString)) {
             try PostgresVaultLocation("host='\(sentinel)", vaultName: "leak")
         }
     }
@@ -173,7 +174,7 @@ enum TestServer {
             CREATE FUNCTION \(schema).noop() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
             CREATE TRIGGER noop BEFORE UPDATE ON \(schema).vaultkit_items FOR EACH ROW EXECUTE FUNCTION \(schema).noop()
             """)
-        #expect(throws: VaultError.tampered(reason: "the vault's database schema was changed")) { try Vault.open(postgres: location, key: key) }
+        #expect(throws: VaultError.tampered(reason: .schemaChanged)) { try Vault.open(postgres: location, key: key) }
         try attacker.execute("DROP TRIGGER noop ON \(schema).vaultkit_items")
         #expect(try Vault.open(postgres: location, key: key).string(service: "s", account: "a") == "x")
     }

@@ -42,10 +42,10 @@ import VaultKit
         #expect(try vault.string(service: "s", account: "a") == "vaultkit-value 1 4\n[1,2,3]")
         #expect(try vault.value([Int].self, service: "s", account: "a") == [1, 2, 3])
         #expect(try vault.item(service: "s", account: "a").label == "L")
-        #expect(throws: VaultError.invalidArgument("a value's schema version must not be negative")) {
+        #expect(throws: VaultError.invalidArgument(.negativeSchemaVersion)) {
             try vault.setValue(VaultEncodedValue(schemaVersion: -1, json: SecretBytes("1")), service: "s", account: "b")
         }
-        #expect(throws: VaultError.invalidArgument("a value's schema version must not be negative")) {
+        #expect(throws: VaultError.invalidArgument(.negativeSchemaVersion)) {
             try vault.setValue(1, schemaVersion: -1, service: "s", account: "b")
         }
         #expect(try !vault.contains(service: "s", account: "b"))

@@ -13,7 +13,7 @@ import VaultKit
         #expect(try entry.string() == "x")
         #expect(entry.data() == Data("x".utf8))
         #expect(entry.item.label == "L")
-        #expect(throws: VaultError.invalidArgument("service must not be empty")) { try vault.entry(service: "", account: "a") }
+        #expect(throws: VaultError.invalidArgument(.emptyService)) { try vault.entry(service: "", account: "a") }
         try vault.set(Data([0xFF]), service: "s", account: "binary")
         #expect(throws: VaultError.secretNotUTF8) { try vault.entry(service: "s", account: "binary")?.string() }
         vault.close()
@@ -45,7 +45,7 @@ import VaultKit
             }
         }
         // A VaultError the caller throws itself is its own too: no case is substituted.
-        for own in [VaultError.invalidArgument("mine"), .itemNotFound, .busy(path: "/elsewhere")] {
+        for own in [VaultError.invalidArgument(.batchRolledBack), .itemNotFound, .busy(path: "/elsewhere")] {
             #expect(throws: own) {
                 try vault.batch { batch in
                     try batch.delete(service: "s", account: "existing")

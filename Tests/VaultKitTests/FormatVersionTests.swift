@@ -7,9 +7,9 @@ import TestSupport
 /// (whose manifest is weaker or absent), no header field can be changed without the
 /// key, the schema must be VaultKit's own, and a row stored twice does not cancel out.
 @Suite struct FormatVersionTests {
-    static let downgraded = VaultError.tampered(reason: "the vault's format version was changed to an older one")
-    static let schemaChanged = VaultError.tampered(reason: "the vault's database schema was changed")
-    static let headerChanged = VaultError.tampered(reason: "vault header or manifest root failed authentication")
+    static let downgraded = VaultError.tampered(reason: .formatDowngraded)
+    static let schemaChanged = VaultError.tampered(reason: .schemaChanged)
+    static let headerChanged = VaultError.tampered(reason: .headerFailedAuthentication)
 
     /// Vaults written by earlier versions of VaultKit, with the fuzzer's fixed key
     /// (bytes 1 to 32): format 1 (`seed-2.vault`) and format 2 (`seed-v2-2.vault`), five
@@ -186,7 +186,7 @@ import TestSupport
         let reopened = try Vault.open(at: path, key: Self.seedKey)
         let target = RawDatabase(path).rows("SELECT lookup_id FROM vault_items")[0][0]
         RawDatabase(path).execute("DELETE FROM vault_items WHERE lookup_id = x'\(target)'")
-        #expect(throws: VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")) { try reopened.verify() }
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try reopened.verify() }
     }
 
     @Test func aFormatTwoVaultIsVerifiedThenUpgradedWhenOpened() throws {
@@ -210,7 +210,7 @@ import TestSupport
         let path = try Self.copySeed("seed-v2-2.vault")
         let target = RawDatabase(path).rows("SELECT lookup_id FROM vault_items")[0][0]
         RawDatabase(path).execute("DELETE FROM vault_items WHERE lookup_id = x'\(target)'")
-        #expect(throws: VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")) {
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) {
             try Vault.open(at: path, key: Self.seedKey)
         }
         #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 2)

@@ -63,14 +63,14 @@ import TestSupport
         #expect(try reopened.hosts().map(\.name) == ["c"])
         #expect(try Vault.open(at: path, hostKey: hostC).string(service: "s", account: "b") == "two")
 
-        #expect(throws: VaultError.invalidArgument("no host named nobody")) { try vault.removeHost("nobody") }
+        #expect(throws: VaultError.invalidArgument(.noSuchHost)) { try vault.removeHost("nobody") }
 
         // B's old wrap put back by someone who kept it holds the old master key: refused.
         RawDatabase(path).execute("INSERT INTO vault_host_wraps VALUES ('b', X'\(oldWrapB[0])', X'\(oldWrapB[1])')")
-        #expect(throws: VaultError.tampered(reason: "a host key wrap holds another master key")) {
+        #expect(throws: VaultError.tampered(reason: .hostWrapHoldsAnotherMasterKey)) {
             try Vault.open(at: path, hostKey: hostB)
         }
-        #expect(throws: VaultError.tampered(reason: "vault header or manifest root failed authentication")) {
+        #expect(throws: VaultError.tampered(reason: .headerFailedAuthentication)) {
             try Vault.open(at: path, passphrase: "correct horse").verify()
         }
     }
@@ -81,7 +81,7 @@ import TestSupport
         let hostB = HostKeyPair.generate()
         try vault.addHost(hostB.publicKey, name: "b")
         let onB = try Vault.open(at: path, hostKey: hostB)
-        #expect(throws: VaultError.invalidArgument("re-keying needs the vault opened with its passphrase or key: a host key cannot rewrap them")) {
+        #expect(throws: VaultError.invalidArgument(.rekeyNeedsPassphraseOrKey)) {
             try onB.removeHost("b")
         }
         try vault.rekey()
@@ -98,7 +98,7 @@ import TestSupport
         let (vault, path) = try Fixtures.passphraseVault()
         try vault.set("one", service: "s", account: "a")
         try vault.addHost(HostKeyPair.generate().publicKey, name: "b")
-        let failed = VaultError.tampered(reason: "vault header or manifest root failed authentication")
+        let failed = VaultError.tampered(reason: .headerFailedAuthentication)
         let raw = RawDatabase(path)
         // Hex, as RawDatabase reads every column.
         let backup = raw.rows("SELECT public_key, sealed_master_key FROM vault_host_wraps WHERE name = 'b'")[0]
@@ -136,7 +136,7 @@ import TestSupport
         let (vault, path) = try Fixtures.passphraseVault()
         try vault.set("one", service: "s", account: "a")
         RawDatabase(path).execute(DatabaseSchema.hostWrapsTable)
-        #expect(throws: VaultError.tampered(reason: "vault header or manifest root failed authentication")) {
+        #expect(throws: VaultError.tampered(reason: .headerFailedAuthentication)) {
             try Vault.open(at: path, passphrase: "correct horse").verify()
         }
     }
@@ -145,11 +145,11 @@ import TestSupport
         let (vault, _) = try Fixtures.passphraseVault()
         let host = HostKeyPair.generate()
         try vault.addHost(host.publicKey, name: "b")
-        #expect(throws: VaultError.invalidArgument("a host named b already exists")) { try vault.addHost(HostKeyPair.generate().publicKey, name: "b") }
-        #expect(throws: VaultError.invalidArgument("this public key is already a host of the vault")) { try vault.addHost(host.publicKey, name: "c") }
-        #expect(throws: VaultError.invalidArgument("a host name must be 1 to 255 bytes long")) { try vault.addHost(host.publicKey, name: "") }
-        #expect(throws: VaultError.invalidArgument("a host name must not contain control characters")) { try vault.addHost(host.publicKey, name: "a\nb") }
-        #expect(throws: VaultError.invalidArgument("a host public key must be 44 characters of base64")) { try HostPublicKey(base64: "AAAA") }
+        #expect(throws: VaultError.invalidArgument(.hostNameTaken)) { try vault.addHost(HostKeyPair.generate().publicKey, name: "b") }
+        #expect(throws: VaultError.invalidArgument(.hostKeyAlreadyAdded)) { try vault.addHost(host.publicKey, name: "c") }
+        #expect(throws: VaultError.invalidArgument(.hostNameLength)) { try vault.addHost(host.publicKey, name: "") }
+        #expect(throws: VaultError.invalidArgument(.hostNameControlCharacters)) { try vault.addHost(host.publicKey, name: "a\nb") }
+        #expect(throws: VaultError.invalidArgument(.hostPublicKeyNotBase64)) { try HostPublicKey(base64: "AAAA") }
         #expect(try vault.hosts().map(\.name) == ["b"])
     }
 
@@ -165,7 +165,7 @@ import TestSupport
         #expect(throws: VaultError.insecurePermissions(path: path, mode: UInt32(S_IFREG | 0o640))) { try HostKeyPair(privateKeyFile: path) }
         let short = directory + "/short.key"
         Fixtures.write([1, 2, 3], to: short)
-        #expect(throws: VaultError.invalidArgument("a host private key file must hold exactly 32 bytes")) { try HostKeyPair(privateKeyFile: short) }
+        #expect(throws: VaultError.invalidArgument(.hostPrivateKeyFileLength)) { try HostKeyPair(privateKeyFile: short) }
         let link = directory + "/link.key"
         symlink(path, link)
         #expect(throws: VaultError.symbolicLink(path: link)) { try HostKeyPair(privateKeyFile: link) }
@@ -186,7 +186,7 @@ import TestSupport
         #expect(throws: VaultError.wrongPassphrase) { try Vault.open(storage, hostKey: other) }
         #expect(try Vault.open(storage, hostKey: host).string(service: "s", account: "a") == "one")
         storage.tamper { $0.hostWraps?.append(StoredHostWrap(name: "evil", publicKey: other.publicKey.bytes, sealedMasterKey: HostWraps.seal(KeyHierarchy.randomMasterKey(), to: other.publicKey))) }
-        #expect(throws: VaultError.tampered(reason: "vault header or manifest root failed authentication")) {
+        #expect(throws: VaultError.tampered(reason: .headerFailedAuthentication)) {
             try Vault.open(storage, key: key).verify()
         }
     }

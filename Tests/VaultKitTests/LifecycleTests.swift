@@ -151,7 +151,7 @@ import VaultKit
                 _ = try opened.items()
                 Issue.record("a vault truncated to \(length) of \(bytes.count) bytes read back as complete")
             } catch {
-                switch error {
+                switch error.code {
                 case .notAVault, .corrupted, .tampered: break
                 default: Issue.record("unexpected \(error) at length \(length)")
                 }

@@ -31,4 +31,25 @@ import VaultKit
         #expect(login.token == "t0k3n")
         #expect(missing == nil)
     }
+
+    /// The errors example (README and DocC overview alike), on an open vault and on a
+    /// closed one, whose error it handles rather than rethrows.
+    @Test func theErrorsExampleRuns() throws {
+        for closed in [false, true] {
+            let (vault, _) = try Fixtures.passphraseVault()
+            if closed { vault.close() }
+
+        do {
+            _ = try vault.verify()
+        } catch VaultError.closed {                                 // a whole error, as with an enum
+            print("the vault is closed: open it again")
+        } catch {
+            switch error.code {                                     // or its code: keep a default
+            case .tampered where error.reason == .rowsChanged: print(error)
+            case .io: print("errno", error.errno ?? 0)
+            default: throw error
+            }
+        }
+        }
+    }
 }

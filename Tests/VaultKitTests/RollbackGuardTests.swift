@@ -81,7 +81,8 @@ import Glibc
         do {
             _ = try Self.open(image, key, rollbackGuard)
         } catch let error as VaultError {
-            guard case .rolledBack(_, let seen, let found) = error else { Issue.record("\(error)"); return }
+            guard error.code == .rolledBack, let seen = error.seenGeneration, let found = error.fileGeneration
+            else { Issue.record("\(error)"); return }
             #expect(seen == 15 && found < 15)
         }
     }
@@ -119,8 +120,8 @@ import Glibc
         vault.close()
         RawDatabase(path).execute("UPDATE vault_generation SET generation = generation + 100")
         let reopened = try Vault.open(at: path, key: key)
-        #expect(throws: VaultError.tampered(reason: "vault header or manifest root failed authentication")) { try reopened.verify() }
-        #expect(throws: VaultError.tampered(reason: "vault header or manifest root failed authentication")) {
+        #expect(throws: VaultError.tampered(reason: .headerFailedAuthentication)) { try reopened.verify() }
+        #expect(throws: VaultError.tampered(reason: .headerFailedAuthentication)) {
             try reopened.useRollbackGuard(Self.guardDirectory())
         }
     }

@@ -7,7 +7,7 @@ import VaultKit
 /// a row (or of a deleted one), or of the manifest itself, is detected by the next read
 /// of what changed, by any listing, and by `verify()` (docs/THREAT-MODEL.md).
 @Suite struct RollbackTests {
-    static let rowsChanged = VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")
+    static let rowsChanged = VaultError.tampered(reason: .rowsChanged)
 
     /// One row of `vault_items`, hex-encoded: lookup_id, service_tag, nonce, sealed.
     typealias Row = [String]
@@ -113,7 +113,7 @@ import VaultKit
         #expect(database.integer("SELECT count(*) FROM vault_manifest") == Int64(buckets.count))
 
         let reopened = try Vault.open(at: path, key: key)
-        #expect(throws: VaultError.tampered(reason: "manifest buckets do not match the manifest root")) {
+        #expect(throws: VaultError.tampered(reason: .manifestBucketsMismatch)) {
             try reopened.string(service: "target", account: "alice")
         }
     }
@@ -132,16 +132,16 @@ import VaultKit
             UPDATE vault_generation SET generation = \(oldGeneration);
             """)
         let reopened = try Vault.open(at: path, key: key)
-        #expect(throws: VaultError.tampered(reason: "manifest buckets do not match the manifest root")) { try reopened.verify() }
+        #expect(throws: VaultError.tampered(reason: .manifestBucketsMismatch)) { try reopened.verify() }
         reopened.close()
 
         // A root made up by the attacker (for example the XOR of observed roots) has no valid tag.
         RawDatabase(path).execute("UPDATE vault_header SET manifest_root = randomblob(32)")
         let again = try Vault.open(at: path, key: key)
-        #expect(throws: VaultError.tampered(reason: "vault header or manifest root failed authentication")) {
+        #expect(throws: VaultError.tampered(reason: .headerFailedAuthentication)) {
             try again.string(service: "target", account: "alice")
         }
-        #expect(throws: VaultError.tampered(reason: "vault header or manifest root failed authentication")) {
+        #expect(throws: VaultError.tampered(reason: .headerFailedAuthentication)) {
             try again.set("v3", service: "fresh", account: "carol")
         }
     }

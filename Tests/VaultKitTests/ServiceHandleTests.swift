@@ -63,7 +63,7 @@ import VaultKit
         #expect(try api.entry(account: "a") == nil)
         try api.set("x", account: "a")
         #expect(try api.entry(account: "a")?.string() == "x")
-        #expect(throws: VaultError.invalidArgument("service must not be empty")) { try vault.service("").entry(account: "a") }
+        #expect(throws: VaultError.invalidArgument(.emptyService)) { try vault.service("").entry(account: "a") }
         vault.close()
         #expect(throws: VaultError.closed) { try api.entry(account: "a") }
     }

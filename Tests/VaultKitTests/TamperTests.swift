@@ -23,7 +23,7 @@ import VaultKit
         let reopened = try Vault.open(at: path, key: key)
         // The manifest, which names each row's nonce, rejects the swap before the record's
         // own binding check would (that check is shown by FormatTests' independent reader).
-        #expect(throws: VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")) {
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) {
             try reopened.secret(service: "s", account: "alice")
         }
         #expect(throws: VaultError.self) { try reopened.items() }
@@ -42,7 +42,7 @@ import VaultKit
         // The whole row: its nonce is not the one the manifest names.
         RawDatabase(victimPath).execute("UPDATE vault_items SET nonce = x'\(forged[0])', sealed = x'\(forged[1])'")
         let reopened = try Vault.open(at: victimPath, key: victimKey)
-        #expect(throws: VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")) {
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) {
             try reopened.secret(service: "s", account: "alice")
         }
         reopened.close()
@@ -50,7 +50,7 @@ import VaultKit
         // Only the sealed record, under the victim's nonce: it fails authentication.
         RawDatabase(victimPath).execute("UPDATE vault_items SET nonce = x'\(victimNonce)'")
         let again = try Vault.open(at: victimPath, key: victimKey)
-        #expect(throws: VaultError.tampered(reason: "item failed authentication")) {
+        #expect(throws: VaultError.tampered(reason: .itemFailedAuthentication)) {
             try again.secret(service: "s", account: "alice")
         }
     }
@@ -68,7 +68,7 @@ import VaultKit
             bytes[position] = Array(String(Int(String(UnicodeScalar(bytes[position])), radix: 16)! ^ 1, radix: 16).utf8)[0]
             RawDatabase(path).execute("UPDATE vault_items SET sealed = x'\(String(decoding: bytes, as: UTF8.self))'")
             let reopened = try Vault.open(at: path, key: key)
-            #expect(throws: VaultError.tampered(reason: "item failed authentication")) {
+            #expect(throws: VaultError.tampered(reason: .itemFailedAuthentication)) {
                 try reopened.secret(service: "s", account: "a")
             }
         }

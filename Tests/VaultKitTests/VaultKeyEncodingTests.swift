@@ -30,13 +30,13 @@ import VaultKit
     @Test(arguments: ["", "00", String(repeating: "0", count: 63), String(repeating: "0", count: 65),
                       String(repeating: "g", count: 64), String(repeating: "0", count: 62) + " 0"])
     func badHexIsATypedErrorThatDoesNotEchoTheInput(_ text: String) {
-        #expect(throws: VaultError.invalidArgument("a vault key must be 64 hexadecimal digits")) { try VaultKey(hex: text) }
+        #expect(throws: VaultError.invalidArgument(.keyNotHex)) { try VaultKey(hex: text) }
     }
 
     @Test(arguments: ["", "AAAA", Data(count: 31).base64EncodedString(), Data(count: 33).base64EncodedString(),
                       Data(count: 32).base64EncodedString().replacingOccurrences(of: "=", with: "")])
     func badBase64IsATypedError(_ text: String) {
-        #expect(throws: VaultError.invalidArgument("a vault key must be 44 characters of base64")) { try VaultKey(base64: text) }
+        #expect(throws: VaultError.invalidArgument(.keyNotBase64)) { try VaultKey(base64: text) }
     }
 
     @Test func descriptionsNeverShowTheKey() throws {

@@ -36,7 +36,7 @@ public struct HostKeyPair: Sendable, CustomStringConvertible {
     /// - Throws: ``VaultError/invalidArgument(_:)`` for any other length.
     public init(privateKey: SecretBytes) throws(VaultError) {
         guard privateKey.count == Self.privateKeyByteCount else {
-            throw .invalidArgument("a host private key must be exactly \(Self.privateKeyByteCount) bytes")
+            throw .invalidArgument(.hostPrivateKeyLength)
         }
         var publicBytes = [UInt8](repeating: 0, count: HostPublicKey.byteCount)
         privateKey.withUnsafeBytes { secret in
@@ -66,7 +66,7 @@ public struct HostKeyPair: Sendable, CustomStringConvertible {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .io(path: path, errno: errno) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .invalidArgument("\(path) is not a regular file") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .invalidArgument(.hostKeyFileNotRegular) }
         guard info.st_uid == geteuid() else { throw .untrustedOwner(path: path, uid: UInt32(info.st_uid)) }
         guard info.st_mode & 0o077 == 0 else { throw .insecurePermissions(path: path, mode: UInt32(info.st_mode)) }
         // One byte more than a key, to tell a longer file from a key.
@@ -82,7 +82,7 @@ public struct HostKeyPair: Sendable, CustomStringConvertible {
         }
         if failure != 0 { throw .io(path: path, errno: failure) }
         guard count == Self.privateKeyByteCount else {
-            throw .invalidArgument("a host private key file must hold exactly \(Self.privateKeyByteCount) bytes")
+            throw .invalidArgument(.hostPrivateKeyFileLength)
         }
         let key = bytes.withUnsafeBytes { source in
             SecretBytes(count: Self.privateKeyByteCount) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: source.prefix(Self.privateKeyByteCount))) }

@@ -17,7 +17,7 @@ public struct HostPublicKey: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``VaultError/invalidArgument(_:)`` for any other length.
     public init(bytes: [UInt8]) throws(VaultError) {
         guard bytes.count == Self.byteCount else {
-            throw .invalidArgument("a host public key must be exactly \(Self.byteCount) bytes, not \(bytes.count)")
+            throw .invalidArgument(.hostPublicKeyLength)
         }
         self.bytes = bytes
     }
@@ -26,7 +26,7 @@ public struct HostPublicKey: Sendable, Hashable, CustomStringConvertible {
     public init(base64: String) throws(VaultError) {
         let text = base64.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let data = Data(base64Encoded: text), data.count == Self.byteCount else {
-            throw .invalidArgument("a host public key must be 44 characters of base64")
+            throw .invalidArgument(.hostPublicKeyNotBase64)
         }
         bytes = Array(data)
     }

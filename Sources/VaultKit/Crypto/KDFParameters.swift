@@ -31,14 +31,14 @@ public struct KDFParameters: Sendable, Hashable, Codable {
 
     /// Validates explicit limits.
     ///
-    /// - Throws: ``VaultError/invalidArgument(_:)`` when a limit is outside
+    /// - Throws: ``VaultError/Code/invalidArgument`` when a limit is outside
     ///   `minimum...maximum`.
     public init(opsLimit: UInt64, memoryLimit: Int) throws(VaultError) {
         guard (Self.minimumOpsLimit...Self.maximumOpsLimit).contains(opsLimit) else {
-            throw VaultError.invalidArgument("KDF opsLimit must be in \(Self.minimumOpsLimit)...\(Self.maximumOpsLimit)")
+            throw VaultError.invalidArgument(.kdfOpsLimitOutOfRange)
         }
         guard (Self.minimumMemoryLimit...Self.maximumMemoryLimit).contains(memoryLimit) else {
-            throw VaultError.invalidArgument("KDF memoryLimit must be in \(Self.minimumMemoryLimit)...\(Self.maximumMemoryLimit) bytes")
+            throw VaultError.invalidArgument(.kdfMemoryLimitOutOfRange)
         }
         self.opsLimit = opsLimit
         self.memoryLimit = memoryLimit

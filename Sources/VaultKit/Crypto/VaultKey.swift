@@ -20,10 +20,10 @@ public struct VaultKey: Sendable, Equatable {
 
     /// Wraps exactly ``byteCount`` bytes.
     ///
-    /// - Throws: ``VaultError/invalidArgument(_:)`` for any other length.
+    /// - Throws: ``VaultError/invalidKeyLength(byteCount:)`` for any other length.
     public init(_ bytes: SecretBytes) throws(VaultError) {
         guard bytes.count == Self.byteCount else {
-            throw VaultError.invalidArgument("a vault key must be exactly \(Self.byteCount) bytes, not \(bytes.count)")
+            throw VaultError.invalidKeyLength(byteCount: bytes.count)
         }
         secret = bytes
     }
@@ -58,10 +58,10 @@ public struct VaultKey: Sendable, Equatable {
 extension VaultKey {
     /// Reads 64 hexadecimal digits (either case; surrounding whitespace is ignored).
     ///
-    /// - Throws: ``VaultError/invalidArgument(_:)`` for anything else (the text is not echoed).
+    /// - Throws: ``VaultError/Code/invalidArgument`` for anything else (the text is not echoed).
     public init(hex: String) throws(VaultError) {
         let text = hex.trimmingCharacters(in: .whitespacesAndNewlines)
-        try self.init(decoding: text, what: "64 hexadecimal digits") { bytes, input in
+        try self.init(decoding: text, refusal: .keyNotHex) { bytes, input in
             var used = 0
             var end: UnsafePointer<CChar>?
             let status = sodium_hex2bin(bytes, Self.byteCount, input, strlen(input), nil, &used, &end)
@@ -71,10 +71,10 @@ extension VaultKey {
 
     /// Reads standard base64 with padding, 44 characters (surrounding whitespace is ignored).
     ///
-    /// - Throws: ``VaultError/invalidArgument(_:)`` for anything else (the text is not echoed).
+    /// - Throws: ``VaultError/Code/invalidArgument`` for anything else (the text is not echoed).
     public init(base64: String) throws(VaultError) {
         let text = base64.trimmingCharacters(in: .whitespacesAndNewlines)
-        try self.init(decoding: text, what: "44 characters of base64") { bytes, input in
+        try self.init(decoding: text, refusal: .keyNotBase64) { bytes, input in
             var used = 0
             var end: UnsafePointer<CChar>?
             let status = sodium_base642bin(bytes, Self.byteCount, input, strlen(input), nil, &used, &end,
@@ -83,7 +83,7 @@ extension VaultKey {
         }
     }
 
-    private init(decoding text: String, what: String,
+    private init(decoding text: String, refusal: VaultError.Reason,
                  _ decode: (UnsafeMutablePointer<UInt8>, UnsafePointer<CChar>) -> Bool) throws(VaultError) {
         try Sodium.ensureInitialized()
         var ok = false
@@ -92,7 +92,7 @@ extension VaultKey {
                 ok = decode(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), input)
             }
         }
-        guard ok else { throw VaultError.invalidArgument("a vault key must be \(what)") }
+        guard ok else { throw VaultError.invalidArgument(refusal) }
         self.init(unchecked: bytes)
     }
 

@@ -50,24 +50,24 @@ enum ItemRecord {
     static func decode(_ plaintext: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, Range<Int>) {
         do {
             var reader = ByteReader(plaintext)
-            guard try reader.readByte() == version else { throw VaultError.tampered(reason: "unknown item record version") }
+            guard try reader.readByte() == version else { throw VaultError.tampered(reason: .unknownItemRecordVersion) }
             let service = try string(reader.readLengthPrefixed())
             let account = try string(reader.readLengthPrefixed())
             let flags = try reader.readByte()
-            guard flags & ~(labelFlag | genericFlag) == 0 else { throw VaultError.tampered(reason: "malformed item record") }
+            guard flags & ~(labelFlag | genericFlag) == 0 else { throw VaultError.tampered(reason: .malformedItemRecord) }
             let label = flags & labelFlag != 0 ? try string(reader.readLengthPrefixed()) : nil
             let generic = flags & genericFlag != 0 ? Data(try reader.readLengthPrefixed()) : nil
             let created = date(try reader.readInt64())
             let modified = date(try reader.readInt64())
             let secret = try reader.readLengthPrefixed()
-            guard reader.isAtEnd else { throw VaultError.tampered(reason: "malformed item record") }
+            guard reader.isAtEnd else { throw VaultError.tampered(reason: .malformedItemRecord) }
             let start = secret.baseAddress.map { $0 - plaintext.baseAddress! } ?? 0
             let item = VaultItem(service: service, account: account, label: label, generic: generic, created: created, modified: modified)
             return (item, start..<(start + secret.count))
         } catch let error as VaultError {
             throw error
         } catch {
-            throw .tampered(reason: "malformed item record")
+            throw .tampered(reason: .malformedItemRecord)
         }
     }
 
@@ -80,7 +80,7 @@ enum ItemRecord {
     private static func string(_ bytes: UnsafeRawBufferPointer) throws(VaultError) -> String {
         let string = String(decoding: bytes, as: UTF8.self)
         guard sameUTF8(string, bytes) else {
-            throw .tampered(reason: "malformed item record")
+            throw .tampered(reason: .malformedItemRecord)
         }
         return string
     }

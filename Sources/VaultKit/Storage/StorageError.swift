@@ -12,8 +12,9 @@ package enum StorageError: Error, Equatable {
     case notAVault(location: String)
     /// The operating system refused or failed an operation on `path`.
     case io(path: String, errno: Int32)
-    /// The stored data cannot be read as a vault: malformed header, database corruption.
-    case corrupted(reason: String)
+    /// The stored data cannot be read as a vault (a malformed header, a damaged database
+    /// file); the reason is one of the public error's, so the conversion keeps it as it is.
+    case corrupted(reason: VaultError.Reason)
     /// The storage's schema is not exactly the one this format defines.
     case schemaChanged
     /// The write counter (format 3) has no row, or a negative one.
@@ -26,8 +27,8 @@ package enum StorageError: Error, Equatable {
     /// Creating: a vault already exists at `location`.
     case alreadyExists(location: String)
     /// The storage could not be reached or refused the session (a database server):
-    /// `reason` is the server's or driver's text, with any password removed.
-    case unavailable(location: String, reason: String)
+    /// `errno` says how (`ECONNREFUSED`, `ECONNRESET`, `EACCES` for refused credentials).
+    case unavailable(location: String, errno: Int32)
 }
 
 /// The failure of a ``VaultStorage`` call that runs a caller's closure: either the

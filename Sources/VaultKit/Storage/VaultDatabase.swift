@@ -287,10 +287,10 @@ final class VaultDatabase: VaultStorage {
                    master_key_nonce, wrapped_master_key, master_key_check
             FROM vault_header WHERE singleton = 1
             """) { statement in
-            guard try statement.step() else { throw StorageError.corrupted(reason: "missing header") }
+            guard try statement.step() else { throw StorageError.corrupted(reason: .missingHeader) }
             let version = Int(statement.int64(0))
             guard version <= VaultHeader.currentFormatVersion else { throw StorageError.unsupportedFormatVersion(version) }
-            guard version >= 1 else { throw StorageError.corrupted(reason: "invalid format version") }
+            guard version >= 1 else { throw StorageError.corrupted(reason: .invalidFormatVersion) }
             let keySource: VaultHeader.KeySource
             switch statement.text(2) {
             case "argon2id13":
@@ -298,12 +298,12 @@ final class VaultDatabase: VaultStorage {
                 let memory = statement.int64(5)
                 guard ops > 0, memory > 0,
                       let parameters = try? KDFParameters(opsLimit: UInt64(ops), memoryLimit: Int(memory))
-                else { throw StorageError.corrupted(reason: "KDF parameters out of bounds") }
+                else { throw StorageError.corrupted(reason: .kdfParametersOutOfBounds) }
                 keySource = .passphrase(salt: Array(statement.blob(3)), parameters: parameters)
             case "raw":
                 keySource = .rawKey
             default:
-                throw StorageError.corrupted(reason: "unknown KDF algorithm")
+                throw StorageError.corrupted(reason: .unknownKDFAlgorithm)
             }
             return try VaultHeader(
                 formatVersion: version,
@@ -319,7 +319,7 @@ final class VaultDatabase: VaultStorage {
     /// The header's key check value alone: the cheap test for "re-keyed by another process".
     func readMasterKeyCheck() throws(StorageError) -> [UInt8] {
         try query("SELECT master_key_check FROM vault_header WHERE singleton = 1") { statement in
-            guard try statement.step() else { throw StorageError.corrupted(reason: "missing header") }
+            guard try statement.step() else { throw StorageError.corrupted(reason: .missingHeader) }
             return Array(statement.blob(0))
         }
     }
@@ -515,7 +515,7 @@ final class VaultDatabase: VaultStorage {
     /// The stored manifest root and its tag; `nil` where a column is NULL (format 1).
     func readManifestRoot() throws(StorageError) -> (root: [UInt8]?, tag: [UInt8]?) {
         try query("SELECT manifest_root, manifest_tag FROM vault_header WHERE singleton = 1") { statement in
-            guard try statement.step() else { throw StorageError.corrupted(reason: "missing header") }
+            guard try statement.step() else { throw StorageError.corrupted(reason: .missingHeader) }
             return (statement.isNull(0) ? nil : Array(statement.blob(0)), statement.isNull(1) ? nil : Array(statement.blob(1)))
         }
     }
@@ -618,7 +618,7 @@ final class VaultDatabase: VaultStorage {
 
     private func integerPragma(_ pragma: String) throws(StorageError) -> Int64 {
         try query("PRAGMA \(pragma)") { statement in
-            guard try statement.step() else { throw StorageError.corrupted(reason: "empty pragma result") }
+            guard try statement.step() else { throw StorageError.corrupted(reason: .emptyPragmaResult) }
             return statement.int64(0)
         }
     }
@@ -657,7 +657,7 @@ final class VaultDatabase: VaultStorage {
         switch error {
         case let error as StorageError: error
         case let error as SQLiteError: Self.translate(error, path: path)
-        default: .corrupted(reason: "unexpected storage error")
+        default: .corrupted(reason: .unexpectedStorageError)
         }
     }
 
@@ -682,8 +682,10 @@ final class VaultDatabase: VaultStorage {
             return .busy(location: path)
         case SQLITE_NOTADB:
             return .notAVault(location: path)
-        case SQLITE_CORRUPT, SQLITE_FORMAT, SQLITE_MISMATCH, SQLITE_CONSTRAINT, SQLITE_SCHEMA, SQLITE_ERROR, SQLITE_RANGE:
-            return .corrupted(reason: error.message)
+        case SQLITE_CORRUPT:
+            return .corrupted(reason: .storageDamaged)
+        case SQLITE_FORMAT, SQLITE_MISMATCH, SQLITE_CONSTRAINT, SQLITE_SCHEMA, SQLITE_ERROR, SQLITE_RANGE:
+            return .corrupted(reason: .storageStructureRefused)
         case SQLITE_NOMEM:
             return .io(path: path, errno: ENOMEM)
         case SQLITE_FULL:

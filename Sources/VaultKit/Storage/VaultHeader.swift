@@ -49,9 +49,9 @@ package struct VaultHeader: Sendable {
               masterKeyNonce.count == SecretBox.nonceByteCount,
               wrappedMasterKey.count == SecretBox.tagByteCount + SecretBox.keyByteCount,
               masterKeyCheck.count == 32
-        else { throw .corrupted(reason: "invalid header field length") }
+        else { throw .corrupted(reason: .invalidHeaderFieldLength) }
         if case .passphrase(let salt, _) = keySource, salt.count != PassphraseKDF.saltByteCount {
-            throw .corrupted(reason: "invalid header field length")
+            throw .corrupted(reason: .invalidHeaderFieldLength)
         }
         return self
     }

@@ -46,18 +46,18 @@ enum FormatUpgrade {
               let root = rootBytes.withUnsafeBytes({ ManifestDigest(bytes: $0) }),
               let tag = tagBytes.withUnsafeBytes({ ManifestDigest(bytes: $0) }),
               keys.legacyManifestRootTag(root) == tag
-        else { throw .tampered(reason: "manifest root failed authentication") }
+        else { throw .tampered(reason: .manifestRootFailedAuthentication) }
         var stored = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
         var storedRoot = ManifestDigest.zero
         try store.forEachManifestBucket { (bucket, bytes) throws(VaultError) in
             guard (0..<Int64(Manifest.bucketCount)).contains(bucket), let digest = ManifestDigest(bytes: bytes), !digest.isZero else {
-                throw .tampered(reason: "invalid manifest bucket")
+                throw .tampered(reason: .invalidManifestBucket)
             }
             stored[Int(bucket)] = digest
             storedRoot = storedRoot ^ keys.manifestBucketTerm(bucket: Int(bucket), digest: digest)
         }
-        guard storedRoot == root else { throw .tampered(reason: "manifest buckets do not match the manifest root") }
+        guard storedRoot == root else { throw .tampered(reason: .manifestBucketsMismatch) }
         let computed = try UnlockedVault.computeDigests(store: store, keys: keys, bucket: nil) { $0 = $0 ^ $1 }
-        guard computed == stored else { throw .tampered(reason: "an item was deleted, added or replaced with an older version") }
+        guard computed == stored else { throw .tampered(reason: .rowsChanged) }
     }
 }

@@ -47,7 +47,7 @@ enum HostWraps {
     }
 
     static func publicKey(of wrap: StoredHostWrap) throws(VaultError) -> HostPublicKey {
-        do { return try HostPublicKey(bytes: wrap.publicKey) } catch { throw .corrupted(reason: "invalid host public key") }
+        do { return try HostPublicKey(bytes: wrap.publicKey) } catch { throw .corrupted(reason: .invalidHostPublicKey) }
     }
 
     /// The master key in the wrap for `hostKey`'s public key, or `nil` if the vault has
@@ -60,9 +60,9 @@ enum HostWraps {
     /// A host name: 1 to 255 bytes of UTF-8 without control characters, since names are
     /// printed one per line by `vault host list`.
     static func validate(name: String) throws(VaultError) {
-        guard !name.isEmpty, name.utf8.count <= 255 else { throw .invalidArgument("a host name must be 1 to 255 bytes long") }
+        guard !name.isEmpty, name.utf8.count <= 255 else { throw .invalidArgument(.hostNameLength) }
         guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .invalidArgument("a host name must not contain control characters")
+            throw .invalidArgument(.hostNameControlCharacters)
         }
     }
 }

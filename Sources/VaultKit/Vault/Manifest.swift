@@ -33,7 +33,7 @@ enum Manifest {
         lookupIDCount == 32 && serviceTagCount == 32 && nonceCount == SecretBox.nonceByteCount
     }
 
-    static let badRow = VaultError.corrupted(reason: "invalid item row field length")
+    static let badRow = VaultError.corrupted(reason: .invalidItemRowFieldLength)
 
     static func bucket(of lookupID: [UInt8]) -> Int {
         lookupID.withUnsafeBytes { bucket(of: $0) }
@@ -278,13 +278,13 @@ extension UnlockedVault {
     mutating func verifyManifestFollowingRekey(bucket: Int?, force: Bool = false) throws(VaultError) {
         do {
             try ensureManifestVerified(bucket: bucket, force: force)
-        } catch .tampered(let reason) {
-            guard try refreshKeysIfRekeyed() else { throw .tampered(reason: reason) }
+        } catch let error where error.code == .tampered {
+            guard try refreshKeysIfRekeyed() else { throw error }
             try ensureManifestVerified(bucket: bucket, force: force)
         }
     }
 
-    private static let rowsChanged = VaultError.tampered(reason: "an item was deleted, added or replaced with an older version")
+    private static let rowsChanged = VaultError.tampered(reason: .rowsChanged)
 
     /// The stored digest of every bucket (zero where none), checked against the root.
     private func verifiedStoredBuckets() throws(VaultError) -> [ManifestDigest] {
@@ -293,12 +293,12 @@ extension UnlockedVault {
         var computedRoot = ManifestDigest.zero
         try store.forEachManifestBucket { (bucket, bytes) throws(VaultError) in
             guard (0..<Int64(Manifest.bucketCount)).contains(bucket), let digest = ManifestDigest(bytes: bytes), !digest.isZero else {
-                throw .tampered(reason: "invalid manifest bucket")
+                throw .tampered(reason: .invalidManifestBucket)
             }
             digests[Int(bucket)] = digest
             computedRoot += manifestCheck.bucketTerm(Int(bucket), digest: digest, keys: keys)
         }
-        guard computedRoot == root else { throw .tampered(reason: "manifest buckets do not match the manifest root") }
+        guard computedRoot == root else { throw .tampered(reason: .manifestBucketsMismatch) }
         return digests
     }
 
@@ -307,24 +307,24 @@ extension UnlockedVault {
     private func verifiedStoredRoot() throws(VaultError) -> (root: ManifestDigest, header: VaultHeader, generation: UInt64) {
         let header = try store.readHeader()
         guard header.formatVersion == VaultHeader.currentFormatVersion else {
-            throw .tampered(reason: "the vault's format version changed while it was open")
+            throw .tampered(reason: .formatVersionChangedWhileOpen)
         }
         let (rootBytes, tagBytes) = try store.readManifestRoot()
-        guard let rootBytes, let tagBytes else { throw .tampered(reason: "manifest root is missing") }
+        guard let rootBytes, let tagBytes else { throw .tampered(reason: .manifestRootMissing) }
         let root = rootBytes.withUnsafeBytes { ManifestDigest(bytes: $0) }
-        guard let root, tagBytes.count == 32 else { throw .tampered(reason: "invalid manifest root") }
+        guard let root, tagBytes.count == 32 else { throw .tampered(reason: .invalidManifestRoot) }
         let generation = try store.readGeneration()
         let valid = keys.manifestRootTag(root, header: header, generation: generation).withLittleEndianBytes { expected in
             tagBytes.withUnsafeBytes { Sodium.constantTimeEqual(expected, $0) }
         }
-        guard valid else { throw .tampered(reason: "vault header or manifest root failed authentication") }
+        guard valid else { throw .tampered(reason: .headerFailedAuthentication) }
         return (root, header, generation)
     }
 
     private func storedDigest(bucket: Int) throws(VaultError) -> ManifestDigest {
         guard let bytes = try store.manifestDigest(bucket: bucket) else { return .zero }
         guard let digest = bytes.withUnsafeBytes({ ManifestDigest(bytes: $0) }) else {
-            throw .tampered(reason: "invalid manifest bucket")
+            throw .tampered(reason: .invalidManifestBucket)
         }
         return digest
     }
@@ -346,7 +346,7 @@ extension UnlockedVault {
         try store.forEachRowIdentity(in: bounds) { (lookupID, serviceTag, nonce) throws(VaultError) in
             guard Manifest.isRowIdentity(lookupID.count, serviceTag.count, nonce.count) else { throw Manifest.badRow }
             let ascending = previous.withUnsafeBytes { memcmp($0.baseAddress!, lookupID.baseAddress!, 32) < 0 }
-            guard isFirst || ascending else { throw .tampered(reason: "an item row is stored twice") }
+            guard isFirst || ascending else { throw .tampered(reason: .rowStoredTwice) }
             isFirst = false
             previous.withUnsafeMutableBytes { $0.copyMemory(from: lookupID) }
             let term = keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)

@@ -67,7 +67,7 @@ struct UnlockedVault {
         let newHeader = try store.readHeader()
         guard let masterKey = try unwrapMasterKey(newHeader) else { throw .keyChanged }
         let newKeys = KeyHierarchy(masterKey: masterKey)
-        guard newKeys.keyCheck == newHeader.masterKeyCheck else { throw .tampered(reason: "master key check does not match") }
+        guard newKeys.keyCheck == newHeader.masterKeyCheck else { throw .tampered(reason: .keyCheckMismatch) }
         keys = newKeys
         header = newHeader
         manifestCheck.keysChanged()
@@ -129,7 +129,7 @@ struct UnlockedVault {
     /// can time exactly this code without a database (see `BenchmarkSupport.swift`).
     static func openRecord(keys: KeyHierarchy, lookupID: [UInt8], expected: Names?, nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
         guard let plaintext = SecretBox.open(sealed: sealed, nonce: nonce, key: keys.sealingKey) else {
-            throw .tampered(reason: "item failed authentication")
+            throw .tampered(reason: .itemFailedAuthentication)
         }
         let (item, secretRange) = try plaintext.withBytes { (bytes) throws(VaultError) in try ItemRecord.decode(bytes) }
         // Binding (docs/FORMAT.md section 5): a valid record moved to another row is still rejected.
@@ -144,7 +144,7 @@ struct UnlockedVault {
             keys.isLookupID(lookupID, service: item.service, account: item.account)
         }
         guard belongs else {
-            throw .tampered(reason: "item record does not belong to its row")
+            throw .tampered(reason: .recordNotOfRow)
         }
         return (item, plaintext, secretRange)
     }
@@ -191,9 +191,9 @@ struct UnlockedVault {
                 if case .found(let result) = lookup { return result }
                 if !followedRekey, try refreshKeysIfRekeyed() { followedRekey = true; continue }
                 throw .itemNotFound
-            } catch .tampered(let reason) {
+            } catch let error where error.code == .tampered {
                 if !followedRekey, try refreshKeysIfRekeyed() { followedRekey = true; continue }
-                throw .tampered(reason: reason)
+                throw error
             }
         }
     }
@@ -233,7 +233,7 @@ struct UnlockedVault {
             try store.forEachRow(serviceTag: tag) { (row) throws(VaultError) in
                 let (item, _, _) = try openRecord(row)
                 guard keys.isServiceTag(row.serviceTag, service: item.service) else {
-                    throw .tampered(reason: "item record does not belong to its service")
+                    throw .tampered(reason: .recordNotOfService)
                 }
                 items.append(item)
             }
@@ -256,7 +256,7 @@ struct UnlockedVault {
     ) throws(VaultError) {
         try Self.validate(service: service, account: account)
         guard secret.count <= Self.maximumDataByteCount, (generic?.count ?? 0) <= Self.maximumDataByteCount else {
-            throw .invalidArgument("secret and generic data must each be at most 64 MiB")
+            throw .invalidArgument(.dataTooLarge)
         }
         let lookupID = keys.lookupID(service: service, account: account)
         let serviceTag = keys.serviceTag(service: service)
@@ -368,10 +368,10 @@ struct UnlockedVault {
     static let maximumDataByteCount = 64 * 1024 * 1024
 
     static func validate(service: String, account: String? = nil) throws(VaultError) {
-        guard !service.isEmpty else { throw .invalidArgument("service must not be empty") }
-        guard service.utf8.count <= maximumNameByteCount else { throw .invalidArgument("service is longer than 64 KiB") }
+        guard !service.isEmpty else { throw .invalidArgument(.emptyService) }
+        guard service.utf8.count <= maximumNameByteCount else { throw .invalidArgument(.serviceTooLong) }
         if let account {
-            guard account.utf8.count <= maximumNameByteCount else { throw .invalidArgument("account is longer than 64 KiB") }
+            guard account.utf8.count <= maximumNameByteCount else { throw .invalidArgument(.accountTooLong) }
         }
     }
 }

@@ -52,7 +52,7 @@ extension Vault {
         }
         let keys = KeyHierarchy(masterKey: masterKey)
         guard keys.keyCheck == header.masterKeyCheck else {
-            throw .tampered(reason: "a host key wrap holds another master key")
+            throw .tampered(reason: .hostWrapHoldsAnotherMasterKey)
         }
         var unlocked = UnlockedVault(store: store, keys: keys, keyEncryptionKey: nil, header: header)
         unlocked.hostKey = hostKey
@@ -76,10 +76,10 @@ extension Vault {
                 let (_, generation, root) = try vault.verifiedState()
                 var wraps = try vault.store.readHostWraps() ?? []
                 if wraps.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
-                    throw .invalidArgument("a host named \(name) already exists")
+                    throw .invalidArgument(.hostNameTaken)
                 }
                 if wraps.contains(where: { $0.publicKey == publicKey.bytes }) {
-                    throw .invalidArgument("this public key is already a host of the vault")
+                    throw .invalidArgument(.hostKeyAlreadyAdded)
                 }
                 wraps.append(StoredHostWrap(name: name, publicKey: publicKey.bytes, sealedMasterKey: HostWraps.seal(vault.keys.masterKey, to: publicKey)))
                 try vault.store.replaceHostWraps(wraps)

@@ -16,7 +16,7 @@ extension Vault {
     /// - Parameters:
     ///   - label: a name for people; `nil` keeps the stored label (none for a new item).
     ///   - generic: application data; `nil` keeps the stored data (none for a new item).
-    /// - Throws: ``VaultError/invalidArgument(_:)`` for an empty service; storage errors.
+    /// - Throws: ``VaultError/Code/invalidArgument`` for an empty service; storage errors.
     public func set(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try write(.set, secret, service: service, account: account, label: label, generic: generic)
     }
@@ -121,7 +121,7 @@ extension Vault {
                         // The transaction rolls back on a VaultError; the signal never
                         // leaves this function, the caller's own error does.
                         bodyError = error
-                        throw VaultError.invalidArgument("batch rolled back")
+                        throw VaultError.invalidArgument(.batchRolledBack)
                     }
                 }
             }
@@ -260,7 +260,7 @@ extension Vault {
         do {
             try withUnlocked { (vault) throws(VaultError) in
                 // A file-only concern, outside the storage seam: only a vault file has one.
-                guard let file = vault.store.storage as? VaultDatabase else { throw .invalidArgument("only a vault file can be backed up") }
+                guard let file = vault.store.storage as? VaultDatabase else { throw .invalidArgument(.backupNeedsVaultFile) }
                 try VaultStore.converting { () throws(StorageError) in try file.backup(into: temporary) }
             }
             try FileSystem.publish(temporary, at: path)

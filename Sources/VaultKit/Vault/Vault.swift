@@ -219,7 +219,7 @@ public final class Vault: Sendable {
     private static func passphraseUnlocking(_ passphrase: SecretBytes, noting path: String) -> (VaultHeader) throws(VaultError) -> SecureBuffer {
         { (header) throws(VaultError) in
             guard case .passphrase(let salt, let parameters) = header.keySource else {
-                throw .invalidArgument("this vault is unlocked with a key, not a passphrase")
+                throw .invalidArgument(.keyGivenForPassphraseVault)
             }
             #if DEBUG
             BlockingWorkProbe.note(path)
@@ -236,7 +236,7 @@ public final class Vault: Sendable {
     private static func rawKeyUnlocking(_ key: VaultKey) -> (VaultHeader) throws(VaultError) -> SecureBuffer {
         { (header) throws(VaultError) in
             guard header.keySource == .rawKey else {
-                throw .invalidArgument("this vault is unlocked with a passphrase, not a key")
+                throw .invalidArgument(.passphraseGivenForKeyVault)
             }
             return key.withUnsafeBytes { SecureBuffer(copying: $0, lockInMemory: true) }
         }
@@ -266,13 +266,13 @@ public final class Vault: Sendable {
             // A newer file relabelled as an older format unwraps only under the newer rules.
             if header.formatVersion < VaultHeader.boundWrappingFormatVersion,
                UnlockedVault.unwrapMasterKey(header, with: keyEncryptionKey, asFormat: VaultHeader.currentFormatVersion) != nil {
-                throw .tampered(reason: "the vault's format version was changed to an older one")
+                throw .tampered(reason: .formatDowngraded)
             }
             throw .wrongPassphrase
         }
         let keys = KeyHierarchy(masterKey: masterKey)
         guard keys.keyCheck == header.masterKeyCheck else {
-            throw .tampered(reason: "master key check does not match")
+            throw .tampered(reason: .keyCheckMismatch)
         }
         if header.formatVersion < VaultHeader.currentFormatVersion {
             header = try FormatUpgrade.run(store, keys: keys, keyEncryptionKey: keyEncryptionKey, upgradingFormatOne: upgradingFormatOne)
@@ -367,7 +367,7 @@ public final class Vault: Sendable {
     func rekey(removingHost removedHost: String?) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
             guard let keyEncryptionKey = vault.keyEncryptionKey else {
-                throw .invalidArgument("re-keying needs the vault opened with its passphrase or key: a host key cannot rewrap them")
+                throw .invalidArgument(.rekeyNeedsPassphraseOrKey)
             }
             vault.manifestCheck.committing = nil
             let (newKeys, header) = try vault.store.writeTransaction { () throws(VaultError) -> (KeyHierarchy, VaultHeader) in
@@ -379,7 +379,7 @@ public final class Vault: Sendable {
                 var hostWraps = try vault.store.readHostWraps()
                 if let removedHost {
                     let named = { (wrap: StoredHostWrap) in wrap.name.utf8.elementsEqual(removedHost.utf8) }
-                    guard hostWraps?.contains(where: named) == true else { throw .invalidArgument("no host named \(removedHost)") }
+                    guard hostWraps?.contains(where: named) == true else { throw .invalidArgument(.noSuchHost) }
                     hostWraps?.removeAll(where: named)
                 }
                 let newKeys = KeyHierarchy(masterKey: KeyHierarchy.randomMasterKey())
@@ -398,10 +398,10 @@ public final class Vault: Sendable {
                             keys: newKeys
                         )
                     }
-                    guard let sealed else { throw .corrupted(reason: "an item row vanished during the re-key") }
+                    guard let sealed else { throw .corrupted(reason: .rowVanishedDuringRekey) }
                     _ = try vault.store.delete(lookupID: oldID)
                     // New row ids are hashes under the new key: meeting an old one is a 2^-256 event.
-                    guard try vault.insertIfAbsent(sealed) else { throw .corrupted(reason: "re-keyed row id already in use") }
+                    guard try vault.insertIfAbsent(sealed) else { throw .corrupted(reason: .rekeyedRowIDInUse) }
                 }
                 let (nonce, wrapped) = UnlockedVault.wrap(masterKey: newKeys.masterKey, with: keyEncryptionKey)
                 var header = vault.header
@@ -449,7 +449,7 @@ public final class Vault: Sendable {
             let file = try RollbackGuardFile(rollbackGuard, vaultID: vaultID)
             try file.check(keys: vault.keys, vaultPath: path, accepting: acceptingCurrentState) { () throws(VaultError) in
                 let state = try vault.verifiedState()
-                guard state.vaultID == vaultID else { throw .tampered(reason: "the vault's id changed while it was open") }
+                guard state.vaultID == vaultID else { throw .tampered(reason: .vaultIDChanged) }
                 return (state.generation, state.root)
             }
             vault.rollbackGuard = file

@@ -1,126 +1,142 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Everything that can go wrong with a vault, as one flat, comparable enum.
+/// Everything that can go wrong with a vault: a ``Code`` saying what kind of failure,
+/// a ``Reason`` for the damaged, tampered and refused-argument kinds, and the typed
+/// context the failure has (a path, an `errno`, a format version, ...).
 ///
-/// No case ever carries a secret: not the passphrase, not a key, not an item's secret.
+/// A struct rather than an enum so that a later VaultKit can add codes and reasons
+/// without breaking a client's `switch`: switch over ``code`` (with a `default`), or
+/// compare a whole error (`catch VaultError.itemNotFound`, `#expect(throws:)`).
+///
+/// No error ever carries a secret: not the passphrase, not a key, not an item's secret.
 /// Item errors carry no service or account either, because those names are stored
-/// encrypted and an error may end up in a log; the caller already knows them.
-public enum VaultError: Error, Equatable, Hashable, Sendable {
+/// encrypted and an error may end up in a log; the caller already knows them. The
+/// ``description`` is derived from the code, reason and context alone, never from
+/// free text.
+public struct VaultError: Error, Hashable, Sendable {
+    /// What kind of failure this is.
+    public let code: Code
+    /// Why the vault is ``Code/corrupted`` or ``Code/tampered``, or why an argument
+    /// was refused (``Code/invalidArgument``); `nil` for the other codes.
+    public let reason: Reason?
+    /// The file the failure is about, when it is about one.
+    public let path: String?
+    /// The operating system's error number, for ``Code/io``.
+    public let errno: Int32?
+    /// The format (or value encoding) version, for ``Code/unsupportedFormatVersion``,
+    /// ``Code/formatUpgradeRequired`` and ``Code/unsupportedValueEncoding``.
+    public let formatVersion: Int?
+    /// The file's mode bits, for ``Code/insecurePermissions``.
+    public let mode: UInt32?
+    /// The file owner's user id, for ``Code/untrustedOwner``.
+    public let uid: UInt32?
+    /// The newest generation this user has seen, for ``Code/rolledBack``.
+    public let seenGeneration: UInt64?
+    /// The generation the file holds, for ``Code/rolledBack``.
+    public let fileGeneration: UInt64?
+    /// The length given, for a ``Reason/keyLength`` argument (never the bytes).
+    public let byteCount: Int?
+
+    init(
+        _ code: Code, reason: Reason? = nil, path: String? = nil, errno: Int32? = nil, formatVersion: Int? = nil,
+        mode: UInt32? = nil, uid: UInt32? = nil, seenGeneration: UInt64? = nil, fileGeneration: UInt64? = nil,
+        byteCount: Int? = nil
+    ) {
+        self.code = code
+        self.reason = reason
+        self.path = path
+        self.errno = errno
+        self.formatVersion = formatVersion
+        self.mode = mode
+        self.uid = uid
+        self.seenGeneration = seenGeneration
+        self.fileGeneration = fileGeneration
+        self.byteCount = byteCount
+    }
+}
+
+// The spellings of the former enum's cases, so `throw .itemNotFound`,
+// `catch VaultError.closed` and `VaultError.io(path:errno:)` read as they did.
+extension VaultError {
     /// The passphrase or key does not unlock this vault.
-    case wrongPassphrase
+    public static let wrongPassphrase = VaultError(.wrongPassphrase)
     /// No item exists for this service and account.
-    case itemNotFound
+    public static let itemNotFound = VaultError(.itemNotFound)
     /// An item already exists for this service and account.
-    case duplicateItem
+    public static let duplicateItem = VaultError(.duplicateItem)
     /// There is no file at this path.
-    case vaultNotFound(path: String)
+    public static func vaultNotFound(path: String) -> VaultError { VaultError(.vaultNotFound, path: path) }
     /// A file already exists at this path; a vault is never created over it.
-    case vaultAlreadyExists(path: String)
+    public static func vaultAlreadyExists(path: String) -> VaultError { VaultError(.vaultAlreadyExists, path: path) }
     /// The file at this path is not a VaultKit vault.
-    case notAVault(path: String)
+    public static func notAVault(path: String) -> VaultError { VaultError(.notAVault, path: path) }
     /// The vault was written by a newer VaultKit whose format this version cannot read.
-    case unsupportedFormatVersion(Int)
+    public static func unsupportedFormatVersion(_ version: Int) -> VaultError {
+        VaultError(.unsupportedFormatVersion, formatVersion: version)
+    }
     /// The vault is of an old format that has nothing to verify its rows with (format 1,
     /// before the manifest): open it with ``Vault/upgrade(at:passphrase:busyTimeout:)``
     /// (`vault upgrade`) if you trust the file as it is.
-    case formatUpgradeRequired(version: Int)
+    public static func formatUpgradeRequired(version: Int) -> VaultError {
+        VaultError(.formatUpgradeRequired, formatVersion: version)
+    }
     /// The file's storage structure is damaged; the reason names what, never a value.
-    case corrupted(reason: String)
+    public static func corrupted(reason: Reason) -> VaultError { VaultError(.corrupted, reason: reason) }
     /// Authentication failed: an item or the header was modified, moved or replaced.
-    case tampered(reason: String)
+    public static func tampered(reason: Reason) -> VaultError { VaultError(.tampered, reason: reason) }
     /// The vault file holds an older state than one this user has already seen or
-    /// written (see ``Vault/useRollbackGuard(_:acceptingCurrentState:)``): the file was
-    /// replaced with an older copy, or lost commits from its `-wal`.
-    case rolledBack(path: String, seenGeneration: UInt64, fileGeneration: UInt64)
+    /// written (see ``Vault/useRollbackGuard(_:acceptingCurrentState:)``).
+    public static func rolledBack(path: String, seenGeneration: UInt64, fileGeneration: UInt64) -> VaultError {
+        VaultError(.rolledBack, path: path, seenGeneration: seenGeneration, fileGeneration: fileGeneration)
+    }
     /// The operating system refused an operation on this path; `errno` says why.
-    case io(path: String, errno: Int32)
-    /// An argument was rejected before anything was touched; the text says which and why.
-    case invalidArgument(String)
+    public static func io(path: String, errno: Int32) -> VaultError { VaultError(.io, path: path, errno: errno) }
+    /// An argument was rejected before anything was touched; the reason says which and why.
+    public static func invalidArgument(_ reason: Reason) -> VaultError { VaultError(.invalidArgument, reason: reason) }
+    /// A key of the wrong length was given; only its length is kept.
+    public static func invalidKeyLength(byteCount: Int) -> VaultError {
+        VaultError(.invalidArgument, reason: .keyLength, byteCount: byteCount)
+    }
     /// Another process held the vault's write lock for longer than the busy timeout.
-    case busy(path: String)
-    /// The vault file, its directory or one of SQLite's side files (`-wal`, `-shm`) is
-    /// writable by group or others, so someone else could replace it or plant a side
-    /// file; or a side file allows more than the vault file does.
-    case insecurePermissions(path: String, mode: UInt32)
-    /// The vault file, or a side file, belongs to another user (uid); or the directory
-    /// belongs to a user other than this one or root.
-    case untrustedOwner(path: String, uid: UInt32)
-    /// The vault's path (or a side file's) is a symbolic link; VaultKit opens only the
-    /// file itself, so a link planted in its place cannot redirect it.
-    case symbolicLink(path: String)
+    public static func busy(path: String) -> VaultError { VaultError(.busy, path: path) }
+    /// The vault file, its directory or a side file is writable by group or others, or a
+    /// side file allows more than the vault file does.
+    public static func insecurePermissions(path: String, mode: UInt32) -> VaultError {
+        VaultError(.insecurePermissions, path: path, mode: mode)
+    }
+    /// The vault file, or a side file, belongs to another user; or the directory belongs
+    /// to a user other than this one or root.
+    public static func untrustedOwner(path: String, uid: UInt32) -> VaultError {
+        VaultError(.untrustedOwner, path: path, uid: uid)
+    }
+    /// The vault's path (or a side file's) is a symbolic link.
+    public static func symbolicLink(path: String) -> VaultError { VaultError(.symbolicLink, path: path) }
     /// Another process re-keyed the vault and this handle cannot follow; open it again.
-    case keyChanged
+    public static let keyChanged = VaultError(.keyChanged)
     /// The vault was closed with ``Vault/close()``.
-    case closed
-    /// A ``VaultBatch`` was used after its ``Vault/batch(_:)`` closure returned, or from
-    /// another thread than the closure's: its writes would belong to no transaction.
-    case batchEnded
-    /// The `Vault` was called from inside one of its own ``Vault/batch(_:)`` closures;
-    /// use the ``VaultBatch`` given to the closure instead.
-    case reentrantCall
+    public static let closed = VaultError(.closed)
+    /// A ``VaultBatch`` was used after its closure returned, or from another thread.
+    public static let batchEnded = VaultError(.batchEnded)
+    /// The `Vault` was called from inside one of its own ``Vault/batch(_:)`` closures.
+    public static let reentrantCall = VaultError(.reentrantCall)
     /// The stored secret is not valid UTF-8, so it cannot be returned as a `String`.
-    case secretNotUTF8
+    public static let secretNotUTF8 = VaultError(.secretNotUTF8)
     /// libsodium could not be initialised (`sodium_init` failed).
-    case cryptoUnavailable
+    public static let cryptoUnavailable = VaultError(.cryptoUnavailable)
     /// Argon2id could not allocate the memory its parameters ask for.
-    case keyDerivationFailed
-    /// A value given to ``Vault/setValue(_:schemaVersion:service:account:label:generic:)``
-    /// could not be encoded (its `encode(to:)` threw, or it holds a non-finite number).
-    case valueNotEncodable
-    /// The item's secret is not a VaultKit value of the requested type: it was written
-    /// with ``Vault/set(_:service:account:label:generic:)-(String,_,_,_,_)`` rather than as a
-    /// value, or it decodes as another type.
-    case valueNotDecodable
+    public static let keyDerivationFailed = VaultError(.keyDerivationFailed)
+    /// A value could not be encoded (its `encode(to:)` threw, or it holds a non-finite number).
+    public static let valueNotEncodable = VaultError(.valueNotEncodable)
+    /// The item's secret is not a VaultKit value of the requested type.
+    public static let valueNotDecodable = VaultError(.valueNotDecodable)
     /// The item holds a value in a newer value encoding than this version reads.
-    case unsupportedValueEncoding(version: Int)
+    public static func unsupportedValueEncoding(version: Int) -> VaultError {
+        VaultError(.unsupportedValueEncoding, formatVersion: version)
+    }
 }
 
-extension VaultError: CustomStringConvertible {
-    public var description: String {
-        switch self {
-        case .wrongPassphrase: "wrong passphrase or key"
-        case .itemNotFound: "item not found"
-        case .duplicateItem: "item already exists"
-        case .vaultNotFound(let path): "no vault at \(path)"
-        case .vaultAlreadyExists(let path): "a file already exists at \(path)"
-        case .notAVault(let path): "not a vault: \(path)"
-        case .unsupportedFormatVersion(let version): "unsupported vault format version \(version)"
-        case .formatUpgradeRequired(let version): "vault format \(version) cannot be verified; upgrade it explicitly (vault upgrade) if you trust the file as it is"
-        case .corrupted(let reason): "vault is corrupted: \(reason)"
-        case .tampered(let reason): "vault is tampered: \(reason)"
-        case .rolledBack(let path, let seen, let found):
-            if seen == found {
-                "\(path) is not the state this user last saw at generation \(seen): it was replaced, or lost commits and was written again"
-            } else {
-                "\(path) is older than a state this user has seen (generation \(found), seen \(seen)): it was replaced with an older copy or lost commits from its -wal"
-            }
-        case .io(let path, let code): "\(path): \(String(cString: strerror(code)))"
-        case .invalidArgument(let reason): "invalid argument: \(reason)"
-        case .busy(let path): "vault is locked by another process for too long: \(path)"
-        case .insecurePermissions(let path, let mode):
-            if (mode & 0o170000) == 0o040000 {
-                "refusing the vault's directory \(path): permissions \(String(mode & 0o7777, radix: 8)) let group or others write it (chmod go-w, or move the vault)"
-            } else if mode & 0o022 == 0 {
-                "refusing \(path): permissions \(String(mode & 0o777, radix: 8)) allow more than the vault file does"
-            } else {
-                "refusing \(path): permissions \(String(mode & 0o777, radix: 8)) let group or others write it (chmod 600)"
-            }
-        case .untrustedOwner(let path, let uid): "refusing \(path): it belongs to another user (uid \(uid))"
-        case .symbolicLink(let path): "refusing \(path): it is a symbolic link; use the file's real path"
-        case .keyChanged: "the vault was re-keyed by another process; open it again"
-        case .closed: "the vault is closed"
-        case .batchEnded: "a VaultBatch can only be used inside its batch closure, on the closure's thread"
-        case .reentrantCall: "the vault was called from inside its own batch closure; use the VaultBatch instead"
-        case .secretNotUTF8: "the secret is not valid UTF-8 text"
-        case .cryptoUnavailable: "libsodium could not be initialised"
-        case .keyDerivationFailed: "not enough memory for the passphrase key derivation"
-        case .valueNotEncodable: "the value could not be encoded"
-        case .valueNotDecodable: "the stored secret is not a value of the requested type"
-        case .unsupportedValueEncoding(let version): "unsupported value encoding version \(version)"
-        }
+extension VaultError {
+    /// Lets `catch VaultError.itemNotFound` match an untyped error: equal when it is a
+    /// ``VaultError`` equal to the pattern.
+    public static func ~= (pattern: VaultError, error: any Error) -> Bool {
+        (error as? VaultError) == pattern
     }
 }

@@ -38,7 +38,7 @@ enum VaultValueEncoding {
     }
 
     private static func check(_ schemaVersion: Int) throws(VaultError) {
-        guard schemaVersion >= 0 else { throw .invalidArgument("a value's schema version must not be negative") }
+        guard schemaVersion >= 0 else { throw .invalidArgument(.negativeSchemaVersion) }
     }
 
     private static func wrap(schemaVersion: Int, json: UnsafeRawBufferPointer) -> SecretBytes {

@@ -3,7 +3,7 @@ import VaultKit
 
 /// The version byte every message starts with; a change to any message bumps it.
 enum AgentProtocol {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
     /// The largest request: a 64 MiB secret, two names of 64 KiB, and room for the rest.
     static let maximumRequestSize = 66 * 1024 * 1024
     /// The largest response: a listing of a very large vault.

@@ -75,34 +75,21 @@ extension AgentResponse {
 
 extension WireVaultError {
     static func encode(_ error: VaultError, to writer: WireWriter) {
-        switch error {
-        case .wrongPassphrase: writer.u8(0)
-        case .itemNotFound: writer.u8(1)
-        case .duplicateItem: writer.u8(2)
-        case .vaultNotFound(let path): writer.u8(3); writer.string(path)
-        case .vaultAlreadyExists(let path): writer.u8(4); writer.string(path)
-        case .notAVault(let path): writer.u8(5); writer.string(path)
-        case .unsupportedFormatVersion(let version): writer.u8(6); writer.u64(UInt64(bitPattern: Int64(version)))
-        case .formatUpgradeRequired(let version): writer.u8(7); writer.u64(UInt64(bitPattern: Int64(version)))
-        case .corrupted(let reason): writer.u8(8); writer.string(reason)
-        case .tampered(let reason): writer.u8(9); writer.string(reason)
-        case .io(let path, let code): writer.u8(10); writer.string(path); writer.u32(UInt32(bitPattern: code))
-        case .invalidArgument(let reason): writer.u8(11); writer.string(reason)
-        case .busy(let path): writer.u8(12); writer.string(path)
-        case .insecurePermissions(let path, let mode): writer.u8(13); writer.string(path); writer.u32(mode)
-        case .untrustedOwner(let path, let uid): writer.u8(14); writer.string(path); writer.u32(uid)
-        case .symbolicLink(let path): writer.u8(15); writer.string(path)
-        case .keyChanged: writer.u8(16)
-        case .closed: writer.u8(17)
-        case .secretNotUTF8: writer.u8(18)
-        case .cryptoUnavailable: writer.u8(19)
-        case .keyDerivationFailed: writer.u8(20)
-        case .rolledBack(let path, let seen, let found): writer.u8(21); writer.string(path); writer.u64(seen); writer.u64(found)
-        case .batchEnded: writer.u8(22)
-        case .reentrantCall: writer.u8(23)
-        case .valueNotEncodable: writer.u8(24)
-        case .valueNotDecodable: writer.u8(25)
-        case .unsupportedValueEncoding(let version): writer.u8(26); writer.u64(UInt64(bitPattern: Int64(version)))
+        writer.u8(error.code.rawValue)
+        if let reason = error.reason {
+            writer.u32(UInt32(reason.rawValue))
+            writer.u64(UInt64(bitPattern: reasonDetail(of: error)))
+            return
+        }
+        if let path = error.path { writer.string(path) }
+        switch error.code {
+        case .unsupportedFormatVersion, .formatUpgradeRequired, .unsupportedValueEncoding:
+            writer.u64(UInt64(bitPattern: Int64(error.formatVersion ?? 0)))
+        case .io: writer.u32(UInt32(bitPattern: error.errno ?? 0))
+        case .insecurePermissions: writer.u32(error.mode ?? 0)
+        case .untrustedOwner: writer.u32(error.uid ?? 0)
+        case .rolledBack: writer.u64(error.seenGeneration ?? 0); writer.u64(error.fileGeneration ?? 0)
+        default: break
         }
     }
 }

@@ -41,7 +41,8 @@ struct HostKeygenCommand: ParsableCommand {
         let host = HostKeyPair.generate()
         do {
             try host.writePrivateKey(toNewFile: out)
-        } catch .vaultAlreadyExists {
+        } catch {
+            guard error.code == .vaultAlreadyExists else { throw error }
             throw CLIError.cannotWrite(what: "the host key file \(out)", errno: EEXIST)
         }
         var output = SecretBytes()

@@ -110,30 +110,29 @@ enum Failure {
     }
 
     private static func describe(_ error: VaultError) -> (String, Int32) {
-        switch error {
+        let path = error.path ?? "?"
+        switch error.code {
         case .wrongPassphrase:
-            ("wrong passphrase or key", ExitStatus.failure)
+            return ("wrong passphrase or key", ExitStatus.failure)
         case .itemNotFound:
-            ("item not found", ExitStatus.itemNotFound)
+            return ("item not found", ExitStatus.itemNotFound)
         case .duplicateItem:
-            ("item already exists", ExitStatus.itemExists)
-        case .vaultNotFound(let path):
-            ("no vault at \(path) (create one with 'vault init')", ExitStatus.failure)
-        case .vaultAlreadyExists(let path):
-            ("a file already exists at \(path); refusing to overwrite it", ExitStatus.failure)
-        case .io(let path, let code):
-            ("\(path): \(systemMessage(code))", ExitStatus.failure)
-        case .invalidArgument(let reason):
-            (reason, ExitStatus.failure)
+            return ("item already exists", ExitStatus.itemExists)
+        case .vaultNotFound:
+            return ("no vault at \(path) (create one with 'vault init')", ExitStatus.failure)
+        case .vaultAlreadyExists:
+            return ("a file already exists at \(path); refusing to overwrite it", ExitStatus.failure)
+        case .io:
+            return ("\(path): \(systemMessage(error.errno ?? 0))", ExitStatus.failure)
+        case .invalidArgument:
+            return (error.reasonText, ExitStatus.failure)
         case .rolledBack:
-            (error.description + "; if you restored this file on purpose, accept it once with --accept-rollback", ExitStatus.failure)
-        case .formatUpgradeRequired(let version):
-            ("vault format \(version) has no tamper protection; if you trust this file as it is, run 'vault upgrade'", ExitStatus.failure)
-        case .notAVault, .unsupportedFormatVersion, .corrupted, .tampered, .busy,
-             .insecurePermissions, .untrustedOwner, .symbolicLink, .keyChanged, .closed, .batchEnded, .reentrantCall, .secretNotUTF8, .cryptoUnavailable, .keyDerivationFailed,
-             .valueNotEncodable, .valueNotDecodable, .unsupportedValueEncoding:
+            return (error.description + "; if you restored this file on purpose, accept it once with --accept-rollback", ExitStatus.failure)
+        case .formatUpgradeRequired:
+            return ("vault format \(error.formatVersion ?? 0) has no tamper protection; if you trust this file as it is, run 'vault upgrade'", ExitStatus.failure)
+        default:
             // VaultKit's descriptions already name the problem and never hold a secret.
-            (error.description, ExitStatus.failure)
+            return (error.description, ExitStatus.failure)
         }
     }
 

@@ -35,8 +35,8 @@ if mode == "open-list" {
     do throws(VaultError) {
         let vault = try Vault.open(at: path, key: VaultKey(keyData))
         emit("items \(try vault.items().count)")
-    } catch .io(_, let code) {
-        emit("error io \(code)")
+    } catch let error where error.code == .io {
+        emit("error io \(error.errno ?? 0)")
     } catch {
         emit("error other \(error)")
     }

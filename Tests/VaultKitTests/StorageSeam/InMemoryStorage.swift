@@ -92,7 +92,7 @@ final class InMemoryStorage: VaultStorage, @unchecked Sendable {
     // MARK: Header
 
     func readHeader() throws(StorageError) -> VaultHeader {
-        guard let header = current.header else { throw .corrupted(reason: "missing header") }
+        guard let header = current.header else { throw .corrupted(reason: .missingHeader) }
         guard header.formatVersion <= VaultHeader.currentFormatVersion else { throw .unsupportedFormatVersion(header.formatVersion) }
         return try header.validated()
     }
@@ -102,7 +102,7 @@ final class InMemoryStorage: VaultStorage, @unchecked Sendable {
     }
 
     func updateKeyWrapping(_ header: VaultHeader) throws(StorageError) {
-        guard var stored = current.header else { throw .corrupted(reason: "missing header") }
+        guard var stored = current.header else { throw .corrupted(reason: .missingHeader) }
         stored.keySource = header.keySource
         stored.masterKeyNonce = header.masterKeyNonce
         stored.wrappedMasterKey = header.wrappedMasterKey
@@ -185,7 +185,7 @@ final class InMemoryStorage: VaultStorage, @unchecked Sendable {
     // MARK: Manifest and generation
 
     func readManifestRoot() throws(StorageError) -> (root: [UInt8]?, tag: [UInt8]?) {
-        guard current.header != nil else { throw .corrupted(reason: "missing header") }
+        guard current.header != nil else { throw .corrupted(reason: .missingHeader) }
         return (current.manifestRoot, current.manifestTag)
     }
 

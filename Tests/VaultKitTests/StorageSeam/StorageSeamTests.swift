@@ -29,12 +29,12 @@ import TestSupport
     }
 
     @Test func theVaultLayerConvertsEachStorageError() {
-        #expect(VaultError(.schemaChanged) == .tampered(reason: "the vault's database schema was changed"))
-        #expect(VaultError(.generationMissing) == .tampered(reason: "the vault's generation is missing"))
-        #expect(VaultError(.generationInvalid) == .tampered(reason: "invalid vault generation"))
+        #expect(VaultError(.schemaChanged) == .tampered(reason: .schemaChanged))
+        #expect(VaultError(.generationMissing) == .tampered(reason: .generationMissing))
+        #expect(VaultError(.generationInvalid) == .tampered(reason: .generationInvalid))
         #expect(VaultError(.busy(location: "/v")) == .busy(path: "/v"))
         #expect(VaultError(.io(path: "/v", errno: 28)) == .io(path: "/v", errno: 28))
-        #expect(VaultError(.corrupted(reason: "missing header")) == .corrupted(reason: "missing header"))
+        #expect(VaultError(.corrupted(reason: .missingHeader)) == .corrupted(reason: .missingHeader))
         #expect(VaultError(.unsupportedFormatVersion(9)) == .unsupportedFormatVersion(9))
     }
 
@@ -47,6 +47,6 @@ import TestSupport
         storage.tamper { contents in
             for id in contents.rows.keys { contents.rows[id]?.nonce = [1, 2, 3] }
         }
-        #expect(throws: VaultError.corrupted(reason: "invalid item row field length")) { try vault.verify() }
+        #expect(throws: VaultError.corrupted(reason: .invalidItemRowFieldLength)) { try vault.verify() }
     }
 }

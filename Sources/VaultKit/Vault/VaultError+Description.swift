@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension VaultError: CustomStringConvertible {
+    /// The failure in words, built from the code, reason and typed context only (never
+    /// from caller text), so it holds no secret; the `vault` CLI prints it.
+    public var description: String {
+        let path = self.path ?? "?"
+        switch code {
+        case .wrongPassphrase: return "wrong passphrase or key"
+        case .itemNotFound: return "item not found"
+        case .duplicateItem: return "item already exists"
+        case .vaultNotFound: return "no vault at \(path)"
+        case .vaultAlreadyExists: return "a file already exists at \(path)"
+        case .notAVault: return "not a vault: \(path)"
+        case .unsupportedFormatVersion: return "unsupported vault format version \(formatVersion ?? 0)"
+        case .formatUpgradeRequired:
+            return "vault format \(formatVersion ?? 0) cannot be verified; upgrade it explicitly (vault upgrade) if you trust the file as it is"
+        case .corrupted: return "vault is corrupted: \(reasonText)"
+        case .tampered: return "vault is tampered: \(reasonText)"
+        case .rolledBack:
+            let (seen, found) = (seenGeneration ?? 0, fileGeneration ?? 0)
+            if seen == found {
+                return "\(path) is not the state this user last saw at generation \(seen): it was replaced, or lost commits and was written again"
+            }
+            return "\(path) is older than a state this user has seen (generation \(found), seen \(seen)): it was replaced with an older copy or lost commits from its -wal"
+        case .io: return "\(path): \(String(cString: strerror(self.errno ?? 0)))"
+        case .invalidArgument: return "invalid argument: \(reasonText)"
+        case .busy: return "vault is locked by another process for too long: \(path)"
+        case .insecurePermissions:
+            let mode = self.mode ?? 0
+            if (mode & 0o170000) == 0o040000 {
+                return "refusing the vault's directory \(path): permissions \(String(mode & 0o7777, radix: 8)) let group or others write it (chmod go-w, or move the vault)"
+            } else if mode & 0o022 == 0 {
+                return "refusing \(path): permissions \(String(mode & 0o777, radix: 8)) allow more than the vault file does"
+            }
+            return "refusing \(path): permissions \(String(mode & 0o777, radix: 8)) let group or others write it (chmod 600)"
+        case .untrustedOwner: return "refusing \(path): it belongs to another user (uid \(uid ?? 0))"
+        case .symbolicLink: return "refusing \(path): it is a symbolic link; use the file's real path"
+        case .keyChanged: return "the vault was re-keyed by another process; open it again"
+        case .closed: return "the vault is closed"
+        case .batchEnded: return "a VaultBatch can only be used inside its batch closure, on the closure's thread"
+        case .reentrantCall: return "the vault was called from inside its own batch closure; use the VaultBatch instead"
+        case .secretNotUTF8: return "the secret is not valid UTF-8 text"
+        case .cryptoUnavailable: return "libsodium could not be initialised"
+        case .keyDerivationFailed: return "not enough memory for the passphrase key derivation"
+        case .valueNotEncodable: return "the value could not be encoded"
+        case .valueNotDecodable: return "the stored secret is not a value of the requested type"
+        case .unsupportedValueEncoding: return "unsupported value encoding version \(formatVersion ?? 0)"
+        default: return "vault error \(code)"
+        }
+    }
+
+    /// The reason in words, with its typed detail: what the CLI prints for a refused
+    /// argument.
+    public var reasonText: String {
+        guard let reason else { return code.description }
+        switch reason {
+        case .keyLength: return "\(reason), not \(byteCount ?? 0)"
+        default: return reason.description
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import TestSupport
+import VaultKit
+
+/// `VaultError` as a struct: every error still reads as the enum's did, holds no secret,
+/// and its code and reason numbers stay what the agent's wire protocol sends.
+@Suite struct VaultErrorTests {
+    /// Every code once, with the text users saw from the former enum.
+    static let described: [(VaultError, String)] = [
+        (.wrongPassphrase, "wrong passphrase or key"),
+        (.itemNotFound, "item not found"),
+        (.duplicateItem, "item already exists"),
+        (.vaultNotFound(path: "/v/a"), "no vault at /v/a"),
+        (.vaultAlreadyExists(path: "/v/b"), "a file already exists at /v/b"),
+        (.notAVault(path: "/v/c"), "not a vault: /v/c"),
+        (.unsupportedFormatVersion(9), "unsupported vault format version 9"),
+        (.formatUpgradeRequired(version: 1),
+         "vault format 1 cannot be verified; upgrade it explicitly (vault upgrade) if you trust the file as it is"),
+        (.corrupted(reason: .kdfParametersOutOfBounds), "vault is corrupted: KDF parameters out of bounds"),
+        (.tampered(reason: .rowsChanged), "vault is tampered: an item was deleted, added or replaced with an older version"),
+        (.io(path: "/v/d", errno: ENOENT), "/v/d: No such file or directory"),
+        (.invalidArgument(.emptyService), "invalid argument: service must not be empty"),
+        (.busy(path: "/v/e"), "vault is locked by another process for too long: /v/e"),
+        (.insecurePermissions(path: "/v/f", mode: 0o100666), "refusing /v/f: permissions 666 let group or others write it (chmod 600)"),
+        (.insecurePermissions(path: "/v/f-wal", mode: 0o100604), "refusing /v/f-wal: permissions 604 allow more than the vault file does"),
+        (.insecurePermissions(path: "/v", mode: 0o040777),
+         "refusing the vault's directory /v: permissions 777 let group or others write it (chmod go-w, or move the vault)"),
+        (.untrustedOwner(path: "/v/g", uid: 1001), "refusing /v/g: it belongs to another user (uid 1001)"),
+        (.symbolicLink(path: "/v/h"), "refusing /v/h: it is a symbolic link; use the file's real path"),
+        (.keyChanged, "the vault was re-keyed by another process; open it again"),
+        (.closed, "the vault is closed"),
+        (.secretNotUTF8, "the secret is not valid UTF-8 text"),
+        (.cryptoUnavailable, "libsodium could not be initialised"),
+        (.keyDerivationFailed, "not enough memory for the passphrase key derivation"),
+        (.rolledBack(path: "/v/i", seenGeneration: 7, fileGeneration: 3),
+         "/v/i is older than a state this user has seen (generation 3, seen 7): it was replaced with an older copy or lost commits from its -wal"),
+        (.rolledBack(path: "/v/i", seenGeneration: 7, fileGeneration: 7),
+         "/v/i is not the state this user last saw at generation 7: it was replaced, or lost commits and was written again"),
+        (.batchEnded, "a VaultBatch can only be used inside its batch closure, on the closure's thread"),
+        (.reentrantCall, "the vault was called from inside its own batch closure; use the VaultBatch instead"),
+        (.valueNotEncodable, "the value could not be encoded"),
+        (.valueNotDecodable, "the stored secret is not a value of the requested type"),
+        (.unsupportedValueEncoding(version: 4), "unsupported value encoding version 4"),
+    ]
+
+    @Test func everyCodeReadsAsBefore() {
+        for (error, text) in Self.described { #expect(error.description == text) }
+        let allCodes = (0...UInt8.max).compactMap(VaultError.Code.init(rawValue:))
+        #expect(Set(Self.described.map(\.0.code)) == Set(allCodes))
+    }
+
+    /// The numbers the agent sends: a renumbering would make a client misread an error.
+    @Test func codeAndReasonNumbersAreStable() {
+        #expect(VaultError.Code.wrongPassphrase.rawValue == 0)
+        #expect(VaultError.Code.tampered.rawValue == 9)
+        #expect(VaultError.Code.unsupportedValueEncoding.rawValue == 26)
+        #expect(VaultError.Code(rawValue: 27) == nil)
+        #expect(VaultError.Code.io.description == "io")
+        #expect(VaultError.Reason.missingHeader.rawValue == 0)
+        #expect(VaultError.Reason.rowsChanged.rawValue == 16)
+        #expect(VaultError.Reason.storageStructureRefused.rawValue == 45)
+        let reasons = (0...UInt16.max).compactMap(VaultError.Reason.init(rawValue:))
+        #expect(VaultError.Reason.notAConnectionString.rawValue == 60)
+        #expect(reasons.count == 61)
+        #expect(Set(reasons.map(\.description)).count == reasons.count)
+    }
+
+    /// A refused key is described by its length only, and text that is not a key is not echoed.
+    @Test func refusedKeysLeaveNoTraceInTheError() throws {
+        let secretText = "c2VjcmV0LWtleS1tYXRlcmlhbA-not-a-key"
+        do {
+            _ = try VaultKey(base64: secretText)
+            Issue.record("accepted")
+        } catch {
+            #expect(error == .invalidArgument(.keyNotBase64))
+            #expect(!error.description.contains(secretText) && !"\(error)".contains(secretText))
+            #expect(error.description == "invalid argument: a vault key must be 44 characters of base64")
+        }
+        let bytes = Data(repeating: 0xA5, count: 31)
+        do {
+            _ = try VaultKey(bytes)
+            Issue.record("accepted")
+        } catch {
+            #expect(error == .invalidKeyLength(byteCount: 31))
+            #expect(error.code == .invalidArgument && error.reason == .keyLength && error.byteCount == 31)
+            #expect(error.description == "invalid argument: a vault key must be exactly 32 bytes, not 31")
+            #expect(error.reasonText == "a vault key must be exactly 32 bytes, not 31")
+        }
+    }
+
+    /// A wrong passphrase's error holds nothing of it.
+    @Test func aWrongPassphraseIsNotInTheError() throws {
+        let path = TestPaths.temporaryDirectory() + "/p.vault"
+        try Vault.create(at: path, passphrase: "correct horse", kdf: KDFParameters(opsLimit: 1, memoryLimit: 8192)).close()
+        let passphrase = "battery staple 4711"
+        do {
+            _ = try Vault.open(at: path, passphrase: passphrase)
+            Issue.record("opened")
+        } catch {
+            #expect(error == .wrongPassphrase)
+            #expect(!"\(error) \(String(reflecting: error))".contains(passphrase))
+        }
+    }
+
+    /// `catch VaultError.x` matches an untyped error, and only an equal one.
+    @Test func aWholeErrorMatchesAnUntypedCatch() {
+        func classify(_ thrown: any Error) -> String {
+            do { throw thrown } catch VaultError.itemNotFound { return "missing" } catch { return "other" }
+        }
+        #expect(classify(VaultError.itemNotFound) == "missing")
+        #expect(classify(VaultError.duplicateItem) == "other")
+        #expect(classify(CocoaError(.fileNoSuchFile)) == "other")
+    }
+}
