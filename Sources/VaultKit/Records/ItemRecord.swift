@@ -100,6 +100,20 @@ enum ItemRecord {
         return b.withUTF8 { sameUTF8(a, UnsafeRawBufferPointer($0)) }
     }
 
+    /// How `a`'s UTF-8 bytes sort against `b`'s (negative, zero or positive, as `memcmp`,
+    /// then the shorter first): the order `list` promises. Comparing the `UTF8View`s
+    /// walked them byte by byte through generic code, most of sorting 100,000 items.
+    static func utf8Order(_ a: String, _ b: String) -> Int {
+        var a = a, b = b
+        return a.withUTF8 { left in
+            b.withUTF8 { right in
+                let common = min(left.count, right.count)
+                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
+                return order != 0 ? Int(order) : left.count - right.count
+            }
+        }
+    }
+
     static func milliseconds(_ date: Date) -> Int64 {
         let value = (date.timeIntervalSince1970 * 1000).rounded()
         return value.isFinite ? Int64(clamping: Int(exactly: value) ?? (value > 0 ? Int.max : Int.min)) : 0
