@@ -2,7 +2,7 @@
 # Instructions per seal/open, VaultKit vs raw libsodium, counted by callgrind: repeatable
 # where wall-clock ratios on a shared 2-core machine are not.
 # Usage: ./callgrind-seal.sh [N]      (SIZES="32 65536" for fewer sizes)
-# Prints a markdown table and writes results/callgrind-seal.csv (check-ratios.sh, plot.py).
+# Prints a markdown table and writes results/callgrind-seal.csv, or $CSV (check-ratios.sh, plot.py).
 #
 # Two baselines per size: raw libsodium over the SIZE-byte secret alone, and over as many
 # bytes as VaultKit's record (the secret plus 62 bytes of attributes here), which
@@ -31,7 +31,7 @@ count() {  # mode size n -> "total memfunctions" instructions
         END { printf "%d %d\n", total, mem }'
 }
 mkdir -p results
-csv=results/callgrind-seal.csv
+csv="${CSV:-results/callgrind-seal.csv}"
 echo "size,operation,vaultkit,raw,raw_record,vaultkit_nomem,raw_record_nomem" > "$csv"
 printf '| size | op | VaultKit | raw (secret) | ratio | raw (record size) | ratio | ratio w/o mem* |\n|---|---|---|---|---|---|---|---|\n'
 for size in $SIZES; do

@@ -47,3 +47,13 @@ if [[ "${1:-}" == "--test" && "$(uname)" != "Darwin" ]] && ! python3 -c "import 
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv >/dev/null
 fi
+
+# Benchmarks/run-quick.sh (called by scripts/test.sh) reports instruction-count ratios
+# under valgrind's callgrind (Benchmarks/check-ratios.sh).
+if [[ "${1:-}" == "--test" && "$(uname)" != "Darwin" ]] && ! command -v callgrind_annotate >/dev/null 2>&1; then
+    sudo=""
+    [[ $(id -u) -eq 0 ]] || sudo="sudo"
+    echo "install-deps: installing valgrind" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq valgrind >/dev/null
+fi
