@@ -55,6 +55,7 @@ PY
 
 # MARK: Fill every store with the same ITEMS items (svcN.example.com / userI, a 32-byte secret)
 printf '\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a\a' > "$work/vault.key"   # VaultFixtureTool's test key (32 x 0x07)
+chmod 600 "$work/vault.key"
 "$TOOL" import-raw "$work/key.vault" "$ITEMS"
 "$TOOL" create-kdf "$work/default.vault" "$ITEMS" 3 268435456      # vault init's default: moderate
 "$TOOL" create-kdf "$work/equal.vault" "$ITEMS" "$PASSES" 67108864
