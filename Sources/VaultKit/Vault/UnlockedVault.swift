@@ -229,15 +229,7 @@ struct UnlockedVault {
         }
         // By UTF-8 bytes, as docs/CLI.md promises: Swift's String order treats canonically
         // equivalent spellings (NFC and NFD) as equal, which are different items here.
-        // The indices are sorted, not the items: the sort moves its elements n log n times,
-        // and each move of a `VaultItem` copied and released its strings and data, which
-        // was half of listing 100,000 items (callgrind; Benchmarks/README.md).
-        let order = items.withUnsafeBufferPointer { items in
-            items.indices.sorted { lhs, rhs in
-                let byService = ItemRecord.utf8Order(items[lhs].service, items[rhs].service)
-                return byService != 0 ? byService < 0 : ItemRecord.utf8Order(items[lhs].account, items[rhs].account) < 0
-            }
-        }
+        let order = ItemRecord.bytewiseOrder(of: items)
         return order.map { items[$0] }
     }
 
