@@ -26,9 +26,7 @@ fi
 python3 -c 'import keyring, keyrings.cryptfile, argon2' 2>/dev/null || pip install -q keyring keyrings.cryptfile argon2-cffi
 
 # MARK: Build vault (as README.md says to install it), the fixture tool and the C floor
-flags=(-c release --product vault --static-swift-stdlib)
-(cd .. && swift build "${flags[@]}" >/dev/null)
-VAULT_BIN="$(cd .. && swift build "${flags[@]}" --show-bin-path)/vault"
+VAULT_BIN="$(./build-vault.sh)"
 swift build -c release --product VaultFixtureTool >/dev/null
 TOOL="$(swift build -c release --show-bin-path)/VaultFixtureTool"
 work="$(mktemp -d "${TMPDIR:-/tmp}/vault-peers.XXXXXX")"

@@ -10,9 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ITEMS="${1:-1000000}"; ROUNDS="${2:-5}"
-flags=(-c release --product vault --static-swift-stdlib)
-(cd .. && swift build "${flags[@]}" >/dev/null)
-VAULT_BIN="$(cd .. && swift build "${flags[@]}" --show-bin-path)/vault"
+VAULT_BIN="$(./build-vault.sh)"
 swift build -c release --product VaultFixtureTool >/dev/null
 TOOL="$(swift build -c release --show-bin-path)/VaultFixtureTool"
 mkdir -p .cache results
