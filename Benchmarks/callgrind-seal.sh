@@ -41,6 +41,7 @@ for size in $SIZES; do
         for mode in "$op-vaultkit" "$op-raw" "$op-raw-record"; do
             read -r t0 m0 < <(count "$mode" "$size" 0)
             read -r t1 m1 < <(count "$mode" "$size" "$n")
+            if [ "${t1:-0}" -le "${t0:-0}" ]; then echo "callgrind-seal: no count for $mode $size (is valgrind installed?)" >&2; exit 1; fi
             total[$mode]=$(( (t1 - t0) / n )); mem[$mode]=$(( (m1 - m0) / n ))
         done
         vk=${total[$op-vaultkit]}; raw=${total[$op-raw]}; rec=${total[$op-raw-record]}
