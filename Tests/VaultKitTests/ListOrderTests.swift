@@ -33,7 +33,9 @@ import VaultKit
             return a != b ? a.lexicographicallyPrecedes(b) : Array(lhs.account.utf8).lexicographicallyPrecedes(Array(rhs.account.utf8))
         }
         let listed = try vault.items().map { (Array($0.service.utf8), Array($0.account.utf8)) }
-        #expect(listed.count == expected.count)
-        #expect(listed.elementsEqual(expected.map { (Array($0.service.utf8), Array($0.account.utf8)) }, by: ==))
+        let wanted = expected.map { (Array($0.service.utf8), Array($0.account.utf8)) }
+        #expect(listed.count == wanted.count)
+        let firstMisplaced = zip(listed, wanted).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        #expect(firstMisplaced == nil, "item \(firstMisplaced ?? -1) is out of bytewise order")
     }
 }
