@@ -9,10 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ITEMS="${1:-100000}"; RUNS="${2:-25}"
-# The static Swift standard library (and Foundation): see README.md, "The agent".
-flags=(-c release --product vault --static-swift-stdlib)
-(cd .. && swift build "${flags[@]}" >/dev/null)
-VAULT_BIN="$(cd .. && swift build "${flags[@]}" --show-bin-path)/vault"
+VAULT_BIN="$(./build-vault.sh)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/vault-agent.XXXXXX")"
 trap '"$VAULT_BIN" agent stop >/dev/null 2>&1 || true; gpgconf --homedir "$work/gnupg" --kill all >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 cc -O2 -o "$work/vault-floor" Floor/vault-floor.c $(pkg-config --cflags --libs libsodium sqlite3)

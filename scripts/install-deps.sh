@@ -50,11 +50,16 @@ fi
 
 # The PostgreSQL engine (VaultKitPostgres) builds against libpq; its tests start a
 # throwaway server from Debian's postgresql package (scripts/postgres-test-cluster.sh).
+# Benchmarks/run-quick.sh (called by scripts/test.sh) reports instruction-count ratios
+# under valgrind's callgrind (Benchmarks/check-ratios.sh).
 if [[ "$(uname)" != "Darwin" ]]; then
     missing=()
     pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
     if [[ "${1:-}" == "--test" ]] && ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
         missing+=(postgresql)
+    fi
+    if [[ "${1:-}" == "--test" ]] && ! command -v callgrind_annotate >/dev/null 2>&1; then
+        missing+=(valgrind)
     fi
     if ((${#missing[@]})); then
         sudo=""

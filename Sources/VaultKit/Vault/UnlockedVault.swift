@@ -240,11 +240,8 @@ struct UnlockedVault {
         }
         // By UTF-8 bytes, as docs/CLI.md promises: Swift's String order treats canonically
         // equivalent spellings (NFC and NFD) as equal, which are different items here.
-        items.sort { lhs, rhs in
-            if !ItemRecord.sameUTF8(lhs.service, rhs.service) { return lhs.service.utf8.lexicographicallyPrecedes(rhs.service.utf8) }
-            return lhs.account.utf8.lexicographicallyPrecedes(rhs.account.utf8)
-        }
-        return items
+        let order = ItemRecord.bytewiseOrder(of: items)
+        return order.map { items[$0] }
     }
 
     // MARK: Writing (call inside a write transaction, after refreshKeysIfRekeyed)

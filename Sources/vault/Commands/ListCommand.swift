@@ -52,7 +52,11 @@ struct ListCommand: ParsableCommand {
         } else {
             var output = SecretBytes()
             for item in items {
-                output.append(Escaping.escaped(item.service) + "\t" + Escaping.escaped(item.account) + "\n")
+                // Piece by piece: joining the line first built a new String per item.
+                output.append(Escaping.escaped(item.service))
+                output.append(UInt8(ascii: "\t"))
+                output.append(Escaping.escaped(item.account))
+                output.append(UInt8(ascii: "\n"))
             }
             try Output.writeStandardOutput(output)
         }
