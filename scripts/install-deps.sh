@@ -10,6 +10,16 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 1
 fi
 
+# apt-get install of the packages named, as root or via sudo; nothing when none are named.
+apt_install() {
+    (($#)) || return 0
+    local sudo=""
+    [[ $(id -u) -eq 0 ]] || sudo="sudo"
+    echo "install-deps: installing $*" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
 if [[ "$(uname)" == "Darwin" ]]; then
     pkg-config --exists libsodium 2>/dev/null || brew install libsodium pkg-config
 else
@@ -17,13 +27,7 @@ else
     command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
     pkg-config --exists libsodium 2>/dev/null || missing+=(libsodium-dev)
     pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
-    if ((${#missing[@]})); then
-        sudo=""
-        [[ $(id -u) -eq 0 ]] || sudo="sudo"
-        echo "install-deps: installing ${missing[*]}" >&2
-        $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-    fi
+    apt_install ${missing[@]+"${missing[@]}"}
 fi
 
 if [[ "${1:-}" == "--test" ]] && ! python3 -c "import nacl.pwhash" >/dev/null 2>&1; then
@@ -41,11 +45,7 @@ fi
 # The Python keyring backend's tests run in a virtualenv (scripts/test-python-keyring.sh);
 # Debian and Ubuntu ship venv's pip bootstrap separately.
 if [[ "${1:-}" == "--test" && "$(uname)" != "Darwin" ]] && ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then
-    sudo=""
-    [[ $(id -u) -eq 0 ]] || sudo="sudo"
-    echo "install-deps: installing python3-venv" >&2
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv >/dev/null
+    apt_install python3-venv
 fi
 
 # The PostgreSQL engine (VaultKitPostgres) builds against libpq; its tests start a
@@ -61,11 +61,5 @@ if [[ "$(uname)" != "Darwin" ]]; then
     if [[ "${1:-}" == "--test" ]] && ! command -v callgrind_annotate >/dev/null 2>&1; then
         missing+=(valgrind)
     fi
-    if ((${#missing[@]})); then
-        sudo=""
-        [[ $(id -u) -eq 0 ]] || sudo="sudo"
-        echo "install-deps: installing ${missing[*]}" >&2
-        $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-    fi
+    apt_install ${missing[@]+"${missing[@]}"}
 fi
