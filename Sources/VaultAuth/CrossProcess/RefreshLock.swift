@@ -23,15 +23,20 @@ import Darwin
 struct RefreshLock: Sendable {
     /// The lock file's path, for a vault file.
     let path: String
-    /// The vault, asked for its shared lock.
-    let vault: Vault
-    /// The shared lock's name: one per token item.
-    let sharedName: String
+    /// The vault's shared lock (one per token item), when it has one.
+    let shared: (any SharedLock)?
 
-    init(store: TokenStore) {
-        vault = store.vault
+    /// Asks the vault for its shared lock now, while it is open: a refresh after the vault
+    /// was closed still takes the lock, and its write reports the closed vault.
+    ///
+    /// - Throws: ``TokenStoreError/vault(_:)`` when the vault is closed.
+    init(store: TokenStore) throws(TokenStoreError) {
         path = store.vault.path + ".vaultauth-lock"
-        sharedName = "vaultauth-refresh\u{0}\(store.issuer)\u{0}\(store.account)"
+        do {
+            shared = try store.vault.sharedLock(named: "vaultauth-refresh\u{0}\(store.issuer)\u{0}\(store.account)")
+        } catch {
+            throw .vault(error)
+        }
     }
 
     /// Waits for the lock, on a thread outside the cooperative pool.
@@ -40,14 +45,14 @@ struct RefreshLock: Sendable {
     ///   not a regular file owned by this user (`EPERM`), or `flock` fails;
     ///   ``TokenStoreError/vault(_:)`` when the vault's shared lock cannot be taken.
     func acquire() async throws(TokenStoreError) -> HeldRefreshLock {
-        let (path, vault, sharedName) = (self.path, self.vault, self.sharedName)
+        let (path, shared) = (self.path, self.shared)
         return try await OffPool.run { () throws(TokenStoreError) -> HeldRefreshLock in
+            guard let shared else { return try Self.lockBlocking(path) }
             do throws(VaultError) {
-                if let shared = try vault.sharedLock(named: sharedName) { return HeldRefreshLock(.shared(try shared.acquire())) }
+                return HeldRefreshLock(.shared(try shared.acquire()))
             } catch {
                 throw .vault(error)
             }
-            return try Self.lockBlocking(path)
         }
     }
 
