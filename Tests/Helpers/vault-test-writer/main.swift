@@ -11,6 +11,8 @@
 //   vault-test-writer rekey-loop VAULT KEYFILE               re-key over and over, print "ack i"
 //   vault-test-writer open-list VAULT KEYFILE                open and list; print "items N", or the error as
 //                                 "error io ERRNO" / "error other DESCRIPTION" (exit 0 either way)
+//   vault-test-writer hold-shared-lock VAULT KEYFILE NAME    take the vault's shared lock NAME, print "locked",
+//                                 hold it until killed
 //   vault-test-writer mixed-ops VAULT KEYFILE PREFIX SEED COUNT
 //                                 random set/add/update/delete on accounts PREFIX-0..5 of service "mixed",
 //                                 and an `add` of "race"/r-i racing the other writers; prints each
@@ -101,6 +103,13 @@ do {
         for step in 0..<count {
             emit(try MixedOperation.random(prefix: arguments[4], step: step, using: &random).run(on: vault))
         }
+    case "hold-shared-lock":
+        guard arguments.count == 5 else { fail("hold-shared-lock VAULT KEYFILE NAME") }
+        guard let lock = try vault.sharedLock(named: arguments[4]) else { fail("this vault has no shared lock") }
+        let held = try lock.acquire()
+        emit("locked")
+        while true { Thread.sleep(forTimeInterval: 3600) }
+        held.release()
     case "passwd-loop":
         let cheap = try KDFParameters(opsLimit: 1, memoryLimit: 8 * 1024)
         for index in 0... {
