@@ -49,7 +49,7 @@ let package = Package(
 
         // A small process the tests start to write to a vault from another process,
         // and to kill mid-write.
-        .executableTarget(name: "vault-test-writer", dependencies: ["VaultKit", "TestSupport"], path: "Tests/Helpers/vault-test-writer"),
+        .executableTarget(name: "vault-test-writer", dependencies: ["VaultKit", "TestSupport", "VaultKitPostgres"], path: "Tests/Helpers/vault-test-writer"),
 
         // Shared by the test targets: temporary directories, child processes, cheap KDF limits.
         .target(name: "TestSupport", dependencies: ["VaultKit", "CSQLite"], path: "Tests/TestSupport"),
@@ -90,7 +90,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Lifecycle"])),
         ], path: "Examples/ProfileDemo"),
         .testTarget(name: "VaultProfileTests", dependencies: [
-            "VaultProfile", "TestSupport", "profile-demo",
+            "VaultProfile", "TestSupport", "profile-demo", "VaultKitPostgres",
             "VaultConcurrency",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
@@ -116,6 +116,7 @@ let package = Package(
             dependencies: [
                 "VaultAuth",
                 "VaultKit",
+                "VaultKitPostgres",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Lifecycle"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Lifecycle"])),
             ],
@@ -130,6 +131,7 @@ let package = Package(
             dependencies: [
                 "VaultAuth",
                 "VaultKit",
+                "VaultKitPostgres",
                 "TestSupport",
                 "vault-auth-test-client",
                 "auth-grants-demo",
@@ -171,7 +173,7 @@ let package = Package(
         .target(name: "VaultKitPostgres", dependencies: ["VaultKit", "CLibPQ"]),
         // The engine behaviour every storage must give, run by each engine's test target.
         .target(name: "StorageConformance", dependencies: ["VaultKit"], path: "Tests/StorageConformance"),
-        .testTarget(name: "VaultKitPostgresTests", dependencies: ["VaultKitPostgres", "VaultKit", "StorageConformance"]),
+        .testTarget(name: "VaultKitPostgresTests", dependencies: ["VaultKitPostgres", "VaultKit", "StorageConformance", "TestSupport", "vault-test-writer"]),
     ],
     swiftLanguageModes: [.v6]
 )

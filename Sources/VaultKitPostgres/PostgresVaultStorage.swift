@@ -22,6 +22,8 @@ import VaultKit
 package final class PostgresVaultStorage: VaultStorage {
     package let location: String
     private let vault: String
+    /// Where the vault is, for connections besides ``connection`` (``sharedLock(named:)``).
+    private let vaultLocation: PostgresVaultLocation
     /// Internal, not private: the tests read the session settings through it.
     let connection: PostgresConnection
     private var inTransaction = false
@@ -32,6 +34,7 @@ package final class PostgresVaultStorage: VaultStorage {
     package init(_ location: PostgresVaultLocation, lockTimeoutMilliseconds: Int) throws(StorageError) {
         self.location = location.description
         vault = location.vaultName
+        vaultLocation = location
         do {
             connection = try PostgresConnection(conninfo: location.conninfo, password: location.password, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
         } catch {
@@ -444,6 +447,12 @@ package final class PostgresVaultStorage: VaultStorage {
     /// any other, so the upgrade steps of older file formats never reach this storage.
     package func addManifestSchema() throws(StorageError) { throw .schemaChanged }
     package func addGenerationTable(startingAt generation: UInt64) throws(StorageError) { throw .schemaChanged }
+
+    // MARK: Coordination
+
+    package func sharedLock(named name: String) -> (any SharedLock)? {
+        PostgresAdvisoryLock(vaultLocation, name: name)
+    }
 
     // MARK: Plumbing
 

@@ -78,7 +78,7 @@ public actor AuthClient {
         self.strategy = strategy
         self.transport = transport
         self.configuration = configuration
-        self.refreshLock = RefreshLock(vaultPath: store.vault.path)
+        self.refreshLock = try RefreshLock(store: store)
         self.earlyRefreshes = EarlyRefreshLimit(limit: configuration.maxRefreshesPerWindow, window: configuration.refreshWindow)
         let stored = try store.load()
         let initial: AuthState = stored == nil ? .signedOut(.neverSignedIn) : .signedIn

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import VaultKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,30 +8,51 @@ import Darwin
 #endif
 
 /// The cross-process lock that makes a token refresh (read the vault, ask the token endpoint,
-/// write the vault) one step for every process sharing a vault file.
+/// write the vault) one step for every process sharing a vault.
 ///
-/// It is `flock(2)` on a lock file beside the vault (`<vault>.vaultauth-lock`), never on the
+/// For a vault file it is `flock(2)` on a lock file beside the vault (`<vault>.vaultauth-lock`), never on the
 /// vault file itself: SQLite holds POSIX `fcntl` locks on the vault, and closing *any*
 /// descriptor of a file drops all of a process's `fcntl` locks on it. A lock file of our own
 /// has no such interaction, and `flock` locks belong to the open file description, so two
 /// clients in one process exclude each other as two processes do. The lock is released when
 /// the descriptor is closed, including when the holder dies.
+///
+/// A vault that other hosts reach (PostgreSQL) offers a lock of its own (VaultKit's
+/// `SharedLock`, an advisory lock in the database, one per token item): a file beside the
+/// vault would only exclude processes on this host.
 struct RefreshLock: Sendable {
-    /// The lock file's path.
+    /// The lock file's path, for a vault file.
     let path: String
+    /// The vault's shared lock (one per token item), when it has one.
+    let shared: (any SharedLock)?
 
-    init(vaultPath: String) {
-        path = vaultPath + ".vaultauth-lock"
+    /// Asks the vault for its shared lock now, while it is open: a refresh after the vault
+    /// was closed still takes the lock, and its write reports the closed vault.
+    ///
+    /// - Throws: ``TokenStoreError/vault(_:)`` when the vault is closed.
+    init(store: TokenStore) throws(TokenStoreError) {
+        path = store.vault.path + ".vaultauth-lock"
+        do {
+            shared = try store.vault.sharedLock(named: "vaultauth-refresh\u{0}\(store.issuer)\u{0}\(store.account)")
+        } catch {
+            throw .vault(error)
+        }
     }
 
     /// Waits for the lock, on a thread outside the cooperative pool.
     ///
     /// - Throws: ``TokenStoreError/lock(path:errno:)`` when the lock file cannot be opened, is
-    ///   not a regular file owned by this user (`EPERM`), or `flock` fails.
+    ///   not a regular file owned by this user (`EPERM`), or `flock` fails;
+    ///   ``TokenStoreError/vault(_:)`` when the vault's shared lock cannot be taken.
     func acquire() async throws(TokenStoreError) -> HeldRefreshLock {
-        let path = self.path
+        let (path, shared) = (self.path, self.shared)
         return try await OffPool.run { () throws(TokenStoreError) -> HeldRefreshLock in
-            try Self.lockBlocking(path)
+            guard let shared else { return try Self.lockBlocking(path) }
+            do throws(VaultError) {
+                return HeldRefreshLock(.shared(try shared.acquire()))
+            } catch {
+                throw .vault(error)
+            }
         }
     }
 
@@ -55,23 +77,34 @@ struct RefreshLock: Sendable {
             close(fd)
             throw .lock(path: path, errno: code)
         }
-        return HeldRefreshLock(fd: fd)
+        return HeldRefreshLock(.file(fd))
     }
 }
 
 /// A held ``RefreshLock``: released by ``release()`` (idempotent) or when it is deallocated.
 final class HeldRefreshLock: Sendable {
-    private let fd: Int32
+    enum Hold: Sendable {
+        /// The lock file's descriptor.
+        case file(Int32)
+        /// The vault's own lock.
+        case shared(any HeldSharedLock)
+    }
+
+    private let hold: Hold
     private let released = Atomic<Bool>(false)
 
-    fileprivate init(fd: Int32) {
-        self.fd = fd
+    fileprivate init(_ hold: Hold) {
+        self.hold = hold
     }
 
     /// Closes the lock file, which releases the lock; `close` on a local file does not block.
+    /// A shared lock is released by ending its database session, which does not wait for an answer.
     func release() {
         guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        close(fd)
+        switch hold {
+        case .file(let fd): close(fd)
+        case .shared(let lock): lock.release()
+        }
     }
 
     deinit { release() }

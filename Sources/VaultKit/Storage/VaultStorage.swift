@@ -129,6 +129,12 @@ package protocol VaultStorage: AnyObject {
     func addManifestSchema() throws(StorageError)
     /// Adds format 3's generation counter, starting at `generation`.
     func addGenerationTable(startingAt generation: UInt64) throws(StorageError)
+
+    // MARK: Coordination
+
+    /// The lock named `name` shared by every host on this vault, or `nil` when the
+    /// storage has none (``SharedLock``; the default).
+    func sharedLock(named name: String) -> (any SharedLock)?
 }
 
 /// A stored item row: its lookup id, service tag, nonce and sealed record.

@@ -14,11 +14,13 @@
 // VAULT_AUTH_TEST_RELEASE_TIMEOUT_MS sets the session release deadline at shutdown.
 // Another server's layout: VAULT_AUTH_TEST_TOKEN_PATH, VAULT_AUTH_TEST_REVOKE_PATH,
 // VAULT_AUTH_TEST_RESOURCE_PATH (relative to <server>) and VAULT_AUTH_TEST_CLIENT_ID.
+// A <vault> of `pg:NAME` is the vault NAME in the PostgreSQL database of $VAULTKIT_TEST_POSTGRES_URL.
 import Foundation
 import Logging
 import ServiceLifecycle
 import VaultAuth
 import VaultKit
+import VaultKitPostgres
 
 #if canImport(Glibc)
 import Glibc
@@ -43,7 +45,12 @@ guard let hex = environment["VAULT_AUTH_TEST_KEY"] else { fail("VAULT_AUTH_TEST_
 
 let vault: Vault
 do {
-    vault = try Vault.open(at: vaultPath, key: try VaultKey(hex: hex))
+    if vaultPath.hasPrefix("pg:") {
+        guard let url = environment["VAULTKIT_TEST_POSTGRES_URL"] else { fail("VAULTKIT_TEST_POSTGRES_URL missing") }
+        vault = try Vault.open(postgres: PostgresVaultLocation(url, vaultName: String(vaultPath.dropFirst(3))), key: try VaultKey(hex: hex))
+    } else {
+        vault = try Vault.open(at: vaultPath, key: try VaultKey(hex: hex))
+    }
 } catch {
     fail("cannot open the vault: \(error)")
 }

@@ -11,10 +11,19 @@
 //   vault-test-writer rekey-loop VAULT KEYFILE               re-key over and over, print "ack i"
 //   vault-test-writer open-list VAULT KEYFILE                open and list; print "items N", or the error as
 //                                 "error io ERRNO" / "error other DESCRIPTION" (exit 0 either way)
+//   vault-test-writer hold-shared-lock VAULT KEYFILE NAME    take the vault's shared lock NAME, print "locked",
+//                                 hold it until killed
+//   vault-test-writer mixed-ops VAULT KEYFILE PREFIX SEED COUNT
+//                                 random set/add/update/delete on accounts PREFIX-0..5 of service "mixed",
+//                                 and an `add` of "race"/r-i racing the other writers; prints each
+//                                 acknowledged outcome (MixedOperation's lines)
 //
-// The key comes from a file, never from argv.
+// VAULT is a file path, or `pg:NAME` for the vault NAME in the PostgreSQL database of
+// $VAULTKIT_TEST_POSTGRES_URL (its password from PGPASSFILE). The key comes from a
+// file, never from argv.
 import Foundation
 import VaultKit
+import VaultKitPostgres
 import TestSupport
 
 func fail(_ message: String) -> Never {
@@ -30,10 +39,17 @@ let arguments = CommandLine.arguments
 guard arguments.count >= 4 else { fail("usage: vault-test-writer MODE VAULT KEYFILE ...") }
 let (mode, path, keyFile) = (arguments[1], arguments[2], arguments[3])
 
+/// Opens VAULT: a file, or `pg:NAME` in the test PostgreSQL database.
+func openVault(key: VaultKey, busyTimeout: Duration = Vault.defaultBusyTimeout) throws(VaultError) -> Vault {
+    guard path.hasPrefix("pg:") else { return try Vault.open(at: path, key: key, busyTimeout: busyTimeout) }
+    guard let url = ProcessInfo.processInfo.environment["VAULTKIT_TEST_POSTGRES_URL"] else { fail("VAULTKIT_TEST_POSTGRES_URL is not set") }
+    return try Vault.open(postgres: PostgresVaultLocation(url, vaultName: String(path.dropFirst(3))), key: key, busyTimeout: busyTimeout)
+}
+
 if mode == "open-list" {
     guard let keyData = FileManager.default.contents(atPath: keyFile) else { fail("cannot read \(keyFile)") }
     do throws(VaultError) {
-        let vault = try Vault.open(at: path, key: VaultKey(keyData))
+        let vault = try openVault(key: VaultKey(keyData))
         emit("items \(try vault.items().count)")
     } catch let error where error.code == .io {
         emit("error io \(error.errno ?? 0)")
@@ -45,7 +61,7 @@ if mode == "open-list" {
 
 do {
     guard let keyData = FileManager.default.contents(atPath: keyFile) else { fail("cannot read \(keyFile)") }
-    let vault = try Vault.open(at: path, key: VaultKey(keyData), busyTimeout: .seconds(60))
+    let vault = try openVault(key: VaultKey(keyData), busyTimeout: .seconds(60))
     switch mode {
     case "write":
         guard arguments.count == 6, let count = Int(arguments[5]) else { fail("write VAULT KEYFILE PREFIX COUNT") }
@@ -79,6 +95,21 @@ do {
                 emit("ack set \(account) \(value)")
             }
         }
+    case "mixed-ops":
+        guard arguments.count == 7, let seed = UInt64(arguments[5]), let count = Int(arguments[6]) else {
+            fail("mixed-ops VAULT KEYFILE PREFIX SEED COUNT")
+        }
+        var random = SplitMix64(seed: seed)
+        for step in 0..<count {
+            emit(try MixedOperation.random(prefix: arguments[4], step: step, using: &random).run(on: vault))
+        }
+    case "hold-shared-lock":
+        guard arguments.count == 5 else { fail("hold-shared-lock VAULT KEYFILE NAME") }
+        guard let lock = try vault.sharedLock(named: arguments[4]) else { fail("this vault has no shared lock") }
+        let held = try lock.acquire()
+        emit("locked")
+        while true { Thread.sleep(forTimeInterval: 3600) }
+        held.release()
     case "passwd-loop":
         let cheap = try KDFParameters(opsLimit: 1, memoryLimit: 8 * 1024)
         for index in 0... {

@@ -1,0 +1,57 @@
+import Synchronization
+import VaultKit
+
+/// A ``SharedLock`` in the database: a session-level `pg_advisory_lock` on a connection of
+/// its own, so every host on the vault waits for the same lock. The key is a digest of the
+/// vault's name and the lock's name, so vaults in one database never share a lock.
+///
+/// The lock lives exactly as long as its connection: closing it (``HeldSharedLock/release()``)
+/// releases it, and so does a holder's death, since the server ends the session when the
+/// connection drops. Waits have no time limit, as `flock` has none: a holder is either
+/// working, or dead and about to be noticed by the server.
+struct PostgresAdvisoryLock: SharedLock {
+    let location: PostgresVaultLocation
+    /// The `bigint` key of `pg_advisory_lock`.
+    let key: Int64
+
+    init(_ location: PostgresVaultLocation, name: String) {
+        self.location = location
+        key = Self.key(vaultName: location.vaultName, lockName: name)
+    }
+
+    func acquire() throws(VaultError) -> any HeldSharedLock {
+        do {
+            let connection = try PostgresConnection(conninfo: location.conninfo, password: location.password, lockTimeoutMilliseconds: 1)
+            try connection.execute("SET lock_timeout = 0")
+            try connection.query("SELECT pg_advisory_lock($1)", [.int64(key)]) { _ in }
+            return HeldPostgresAdvisoryLock(connection)
+        } catch let failure as PostgresFailure {
+            throw VaultError(PostgresVaultStorage.translate(failure, location: location.description))
+        } catch {
+            throw VaultError(StorageError.corrupted(reason: .unexpectedStorageError))
+        }
+    }
+
+    /// FNV-1a (stable across processes and builds) of `vaultkit`, the vault's and the lock's names.
+    static func key(vaultName: String, lockName: String) -> Int64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in "vaultkit\u{0}\(vaultName)\u{0}\(lockName)".utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return Int64(bitPattern: hash)
+    }
+}
+
+/// A held advisory lock: its connection, closed on release.
+final class HeldPostgresAdvisoryLock: HeldSharedLock {
+    private let connection: Mutex<PostgresConnection?>
+
+    init(_ connection: consuming sending PostgresConnection) {
+        self.connection = Mutex(connection)
+    }
+
+    /// Ends the session, which releases the lock (`PQfinish` sends a goodbye and closes).
+    func release() {
+        connection.withLock { $0 = nil }
+    }
+
+    deinit { release() }
+}
