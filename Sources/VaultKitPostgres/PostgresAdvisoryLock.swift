@@ -34,9 +34,7 @@ struct PostgresAdvisoryLock: SharedLock {
 
     /// FNV-1a (stable across processes and builds) of `vaultkit`, the vault's and the lock's names.
     static func key(vaultName: String, lockName: String) -> Int64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in "vaultkit\u{0}\(vaultName)\u{0}\(lockName)".utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        return Int64(bitPattern: hash)
+        Int64(bitPattern: StableHash.fnv1a("vaultkit\u{0}\(vaultName)\u{0}\(lockName)"))
     }
 }
 

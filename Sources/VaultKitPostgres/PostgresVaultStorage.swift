@@ -168,9 +168,7 @@ package final class PostgresVaultStorage: VaultStorage {
     }
 
     private static func version(ofSnapshot snapshot: String) -> Int64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a: stable across processes, for logs and tests
-        for byte in snapshot.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        return Int64(bitPattern: hash & UInt64(Int64.max))
+        Int64(bitPattern: StableHash.fnv1a(snapshot) & UInt64(Int64.max))
     }
 
     // MARK: Header
