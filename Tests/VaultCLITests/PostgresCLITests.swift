@@ -57,7 +57,7 @@ struct PostgresCLI {
             #expect(onPostgres.stderr == onFile.stderr, "\(step.arguments)")
         }
         // The steps did something: the second get found nothing, the list kept bob.
-        #expect(try postgres.run(["get", "api.example.com", "alice"]).status == 1)
+        #expect(try postgres.run(["get", "api.example.com", "alice"]).status == 44)
         #expect(try postgres.run(["list"]).stdout == "api.example.com\tbob\n")
     }
 
@@ -93,7 +93,7 @@ struct PostgresCLI {
         try #require(two.run(["set", "s", "b"], stdin: "two's\n").status == 0)
         #expect(try one.run(["list"]).stdout == "s\ta\n")
         #expect(try two.run(["list"]).stdout == "s\tb\n")
-        #expect(try two.run(["get", "s", "a"]).status == 1)
+        #expect(try two.run(["get", "s", "a"]).status == 44)
         #expect(try one.run(["get", "s", "a"]).stdout == "one's\n")
     }
 
