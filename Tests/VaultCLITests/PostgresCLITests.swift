@@ -166,6 +166,22 @@ struct PostgresCLI {
         #expect(try postgres.run(["upgrade"]).status == 0)
     }
 
+    /// Moving a file vault into PostgreSQL, as docs/CLI.md shows: export, then import.
+    @Test func aFileVaultMovesIntoPostgresByExportAndImport() throws {
+        let file = CLI()
+        try file.initVault()
+        try file.set("api.example.com", "alice", "a's")
+        try file.set("db.internal", "app", "app's")
+        let postgres = try PostgresCLI()
+        try #require(postgres.run(["init"] + CLI.cheapKDF).status == 0)
+        let exported = try file.run(["export", "--format", "json", "--plaintext"])
+        try #require(exported.status == 0, "\(exported.stderr)")
+        let imported = try postgres.run(["import", "--format", "json", "-"], stdin: exported.stdout)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try postgres.run(["list"]).stdout == file.run(["list"]).stdout)
+        #expect(try postgres.run(["get", "db.internal", "app"]).stdout == "app's\n")
+    }
+
     @Test func passwdChangesThePassphraseInPostgres() throws {
         let postgres = try PostgresCLI()
         try #require(postgres.run(["init"] + CLI.cheapKDF).status == 0)
