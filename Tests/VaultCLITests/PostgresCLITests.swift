@@ -162,6 +162,9 @@ struct PostgresCLI {
         #expect(unlock.status == 2)
         #expect(unlock.stderr.contains("vault unlock needs a vault file"), "\(unlock.stderr)")
         #expect(try postgres.run(["lock"], env: ["VAULT_AGENT_SOCKET": postgres.cli.directory + "/agent.sock"]).status == 0)
+        let hostKey = try postgres.run(["list", "--host-key", postgres.cli.directory + "/host.key"])
+        #expect(hostKey.status == 2)
+        #expect(hostKey.stderr.contains("--host-key does not open a PostgreSQL vault"), "\(hostKey.stderr)")
         // Upgrading has nothing to do: PostgreSQL vaults are never format 1.
         #expect(try postgres.run(["upgrade"]).status == 0)
     }
