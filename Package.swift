@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "CVaultCLI"),
         .executableTarget(
             name: "vault",
-            dependencies: ["VaultKit", "CVaultCLI", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"]))]
+            dependencies: ["VaultKit", "CVaultCLI", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])), "VaultKitPostgres"]
         ),
         .testTarget(name: "VaultCLITests", dependencies: ["vault", "VaultKit", "TestSupport", "vault-test-writer", "git-credential-vault", "docker-credential-vault"]),
 

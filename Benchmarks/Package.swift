@@ -25,6 +25,8 @@ let package = Package(
         suite("Sealing", extra: ["CSodiumRaw"]),
         suite("Items"),
         suite("Opening"),
+        // Needs a server: VAULTKIT_TEST_POSTGRES_URL and PGPASSFILE (README, "PostgreSQL").
+        suite("Postgres", extra: [.product(name: "VaultKitPostgres", package: "VaultKit"), "CLibPQRaw"]),
         // Not a suite: runs one sealing operation N times for callgrind (callgrind-seal.sh).
         .executableTarget(
             name: "SealingProbe",
@@ -40,6 +42,8 @@ let package = Package(
         // The raw libsodium baseline: the same system library the core links, under
         // another module name so the suite never reaches into VaultKit's internals.
         .systemLibrary(name: "CSodiumRaw", path: "CSodiumRaw", pkgConfig: "libsodium"),
+        // The bare libpq baseline, likewise outside VaultKitPostgres.
+        .systemLibrary(name: "CLibPQRaw", path: "CLibPQRaw", pkgConfig: "libpq"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,14 +1,15 @@
 import ArgumentParser
 import Foundation
 import VaultKit
+import VaultKitPostgres
 
 /// The options every subcommand accepts: which vault, and what unlocks it.
 struct VaultOptions: ParsableArguments {
     @Option(
         name: .customLong("vault"),
         help: ArgumentHelp(
-            "The vault file. Default: $VAULT_PATH, else ${XDG_DATA_HOME:-$HOME/.local/share}/vault/default.vault.",
-            valueName: "path"
+            "The vault file, or postgres://user@host:port/db#name for a vault in PostgreSQL. Default: $VAULT_PATH, else $VAULT_URL, else ${XDG_DATA_HOME:-$HOME/.local/share}/vault/default.vault.",
+            valueName: "path|url"
         )
     )
     var vaultPath: String?
@@ -38,15 +39,24 @@ struct VaultOptions: ParsableArguments {
         if keyFileOption != nil && hostKeyFileOption != nil { throw ValidationError("use either --key-file or --host-key, not both") }
     }
 
-    /// The vault file, following the documented order.
-    func path() throws(CLIError) -> String {
-        try Self.path(given: vaultPath)
+    /// The vault, following the documented order.
+    func location() throws(CLIError) -> VaultLocation {
+        try Self.location(given: vaultPath)
     }
 
-    /// The vault file for `--vault` given as `vaultPath` (or not given).
-    static func path(given vaultPath: String?) throws(CLIError) -> String {
-        if let vaultPath { return vaultPath }
-        if let path = Environment.value("VAULT_PATH") { return path }
+    /// The vault for `--vault` given as `vaultPath` (or not given): `--vault`, else
+    /// `$VAULT_PATH`, else `$VAULT_URL`, else the default file. Each may be a file path or
+    /// a PostgreSQL URL; `$VAULT_URL` lets a shell keep a PostgreSQL vault as its default
+    /// while `$VAULT_PATH` or `--vault` still pick a file.
+    static func location(given vaultPath: String?) throws(CLIError) -> VaultLocation {
+        if let vaultPath { return try .parse(vaultPath, from: "--vault") }
+        if let path = Environment.value("VAULT_PATH") { return try .parse(path, from: "$VAULT_PATH") }
+        if let url = Environment.value("VAULT_URL") { return try .parse(url, from: "$VAULT_URL") }
+        return try .file(defaultPath())
+    }
+
+    /// The default vault file, in the user's data directory.
+    private static func defaultPath() throws(CLIError) -> String {
         if let dataHome = Environment.value("XDG_DATA_HOME") { return dataHome + "/vault/default.vault" }
         if let home = Environment.value("HOME") { return home + "/.local/share/vault/default.vault" }
         throw .noHomeDirectory
@@ -68,12 +78,36 @@ struct VaultOptions: ParsableArguments {
 
     /// - Parameter upgradingFormatOne: open a format-1 vault too (`vault upgrade`).
     func openVault(upgradingFormatOne: Bool = false) throws -> Vault {
-        try Self.openVault(at: path(), keyFile: keyFile, hostKeyFile: hostKeyFile, upgradingFormatOne: upgradingFormatOne, acceptingRollback: acceptRollback)
+        try Self.openVault(location(), keyFile: keyFile, hostKeyFile: hostKeyFile, upgradingFormatOne: upgradingFormatOne, acceptingRollback: acceptRollback)
     }
 
-    /// ``openVault(upgradingFormatOne:)`` for a path and key file found without the
+    /// ``openVault(upgradingFormatOne:)`` for a location and key file found without the
     /// parser (``FastPath``).
-    static func openVault(at path: String, keyFile: String?, hostKeyFile: String? = nil, upgradingFormatOne: Bool = false, acceptingRollback: Bool = false) throws -> Vault {
+    static func openVault(_ location: VaultLocation, keyFile: String?, hostKeyFile: String? = nil, upgradingFormatOne: Bool = false, acceptingRollback: Bool = false) throws -> Vault {
+        switch location {
+        case .file(let path):
+            try openVault(at: path, keyFile: keyFile, hostKeyFile: hostKeyFile, upgradingFormatOne: upgradingFormatOne, acceptingRollback: acceptingRollback)
+        case .postgres(let postgres):
+            // Never format 1 (PostgreSQL vaults began at a later format): upgrading is opening.
+            try openVault(postgres: postgres, keyFile: keyFile, hostKeyFile: hostKeyFile, acceptingRollback: acceptingRollback)
+        }
+    }
+
+    private static func openVault(postgres location: PostgresVaultLocation, keyFile: String?, hostKeyFile: String?, acceptingRollback: Bool) throws -> Vault {
+        let vault: Vault
+        if let keyFile {
+            vault = try Vault.open(postgres: location, key: Credentials.key(fromFile: keyFile))
+        } else if hostKeyFile != nil {
+            throw CLIError.usage("--host-key does not open a PostgreSQL vault yet; use a passphrase or --key-file")
+        } else {
+            let passphrase = try Credentials.passphrase(prompt: "Passphrase for \(location): ")
+            vault = try Vault.open(postgres: location, passphrase: passphrase)
+        }
+        try Self.rollbackGuard(vault, accepting: acceptingRollback)
+        return vault
+    }
+
+    private static func openVault(at path: String, keyFile: String?, hostKeyFile: String?, upgradingFormatOne: Bool, acceptingRollback: Bool) throws -> Vault {
         // Before asking for a passphrase that could not be used anyway.
         if access(path, F_OK) != 0 && errno == ENOENT { throw VaultError.vaultNotFound(path: path) }
         let vault: Vault
@@ -100,7 +134,9 @@ struct VaultOptions: ParsableArguments {
     /// The vault held by the agent when it has unlocked this one (docs/AGENT.md), else
     /// the vault opened here, as ``openVault(upgradingFormatOne:)`` does.
     func openItems() throws -> any ItemStore {
-        try AgentVault.ifHeld(path: path()) { try openVault() } ?? openVault()
+        // The agent holds vault files only.
+        guard let path = try location().filePath else { return try openVault() }
+        return try AgentVault.ifHeld(path: path) { try openVault() } ?? openVault()
     }
 }
 

@@ -13,7 +13,8 @@ struct VaultCommand: ParsableCommand {
             generic password in the macOS keychain. The vault is one encrypted file.
 
             VAULT LOCATION: --vault PATH (every subcommand accepts it), else $VAULT_PATH, \
-            else ${XDG_DATA_HOME:-$HOME/.local/share}/vault/default.vault.
+            else $VAULT_URL, else ${XDG_DATA_HOME:-$HOME/.local/share}/vault/default.vault. \
+            A vault in PostgreSQL: postgres://user@host:port/db#name (password from ~/.pgpass).
 
             UNLOCKING: --key-file PATH or $VAULT_KEY_FILE (a raw 32-byte key), else the \
             first line of $VAULT_PASSPHRASE_FILE, else $VAULT_PASSPHRASE, else a no-echo \

@@ -28,6 +28,8 @@ struct BackupCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Before asking for a passphrase that could not be used.
+        _ = try options.location().requireFile(for: "backup", because: "back up the database with pg_dump, which keeps the vault sealed")
         let vault = try options.openVault()
         defer { vault.close() }
         try vault.backup(to: destination)

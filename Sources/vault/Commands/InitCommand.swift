@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultKit
+import VaultKitPostgres
 
 struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,24 +36,30 @@ struct InitCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = try options.path()
+        let location = try options.location()
         // Before creating a key file or asking for a passphrase.
-        if access(path, F_OK) == 0 { throw VaultError.vaultAlreadyExists(path: path) }
+        if let path = location.filePath, access(path, F_OK) == 0 { throw VaultError.vaultAlreadyExists(path: path) }
         if let keyFile = options.keyFile {
             if kdf.isGiven { throw CLIError.usage("--kdf options apply to passphrases, not to a key file ($VAULT_KEY_FILE)") }
-            try createWithKey(at: path, keyFile: keyFile)
+            try createWithKey(at: location, keyFile: keyFile)
         } else {
             let parameters = try kdf.parameters()
-            let passphrase = try Credentials.newPassphrase(forCreating: path)
-            try Vault.create(at: path, passphrase: passphrase, kdf: parameters).close()
+            let passphrase = try Credentials.newPassphrase(forCreating: location.displayName)
+            switch location {
+            case .file(let path): try Vault.create(at: path, passphrase: passphrase, kdf: parameters).close()
+            case .postgres(let postgres): try Vault.create(postgres: postgres, passphrase: passphrase, kdf: parameters).close()
+            }
         }
     }
 
-    private func createWithKey(at path: String, keyFile: String) throws {
+    private func createWithKey(at location: VaultLocation, keyFile: String) throws {
         let creatingKeyFile = access(keyFile, F_OK) != 0 && errno == ENOENT
         let key = creatingKeyFile ? try Credentials.createKeyFile(at: keyFile) : try Credentials.key(fromFile: keyFile)
         do {
-            try Vault.create(at: path, key: key).close()
+            switch location {
+            case .file(let path): try Vault.create(at: path, key: key).close()
+            case .postgres(let postgres): try Vault.create(postgres: postgres, key: key).close()
+            }
         } catch {
             // A key for a vault that does not exist would only confuse the next attempt.
             if creatingKeyFile { unlink(keyFile) }

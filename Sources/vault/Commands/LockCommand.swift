@@ -22,7 +22,8 @@ struct LockCommand: ParsableCommand {
     func run() throws {
         var path: String?
         if !all {
-            let given = try options.path()
+            // The agent never holds a PostgreSQL vault: nothing to lock, as for any vault it does not hold.
+            guard let given = try options.location().filePath else { return }
             path = given.hasPrefix("/") ? given : FileManager.default.currentDirectoryPath + "/" + given
         }
         guard let connection = try AgentConnection(socketPath: AgentSocket.path()) else { return }

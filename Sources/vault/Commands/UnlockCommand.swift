@@ -33,7 +33,7 @@ struct UnlockCommand: ParsableCommand {
     func run() throws {
         // The agent's protocol carries a passphrase or key, not a host key pair (yet).
         if options.hostKeyFileOption != nil { throw CLIError.usage("vault unlock cannot use --host-key; the agent takes a passphrase or --key-file") }
-        let path = try options.path()
+        let path = try options.location().requireFile(for: "unlock", because: "the agent holds vault files only")
         if access(path, F_OK) != 0 && errno == ENOENT { throw VaultError.vaultNotFound(path: path) }
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         let socket = AgentSocket.path()

@@ -16,11 +16,12 @@ enum FastPath {
     /// nothing) when it is not one of the two forms.
     static func run(_ arguments: [String]) -> Int32? {
         guard let (command, service, account, vaultPath) = recognise(arguments) else { return nil }
-        // A missing location is reported by the parser's path, which finds the same.
-        guard let path = try? VaultOptions.path(given: vaultPath) else { return nil }
-        let openHere = { try VaultOptions.openVault(at: path, keyFile: Environment.value("VAULT_KEY_FILE"), hostKeyFile: Environment.value("VAULT_HOST_KEY_FILE")) }
+        // A missing or refused location is reported by the parser's path, which finds the same.
+        guard let location = try? VaultOptions.location(given: vaultPath) else { return nil }
+        let openHere = { try VaultOptions.openVault(location, keyFile: Environment.value("VAULT_KEY_FILE"), hostKeyFile: Environment.value("VAULT_HOST_KEY_FILE")) }
         do {
-            let vault: any ItemStore = try AgentVault.ifHeld(path: path, openHere: openHere) ?? openHere()
+            let held = location.filePath.flatMap { AgentVault.ifHeld(path: $0, openHere: openHere) }
+            let vault: any ItemStore = try held ?? openHere()
             defer { vault.close() }
             if command == "get" {
                 try Output.writeSecretLine(try vault.secret(service: service, account: account))

@@ -1,0 +1,211 @@
+// VaultKitPostgres against the bare libpq round trips it cannot beat, in the same run on
+// the same server: get beside a SELECT by primary key, durable set beside an
+// INSERT ... ON CONFLICT committed on its own, bulk import of 100,000 items in one batch,
+// and listing one service. Needs a server: VAULTKIT_TEST_POSTGRES_URL (no password) and
+// PGPASSFILE, as `scripts/postgres-test-cluster.sh start` prints (Benchmarks/README.md).
+import Benchmark
+import BenchmarkFixtures
+import CLibPQRaw
+import Foundation
+import VaultKit
+import VaultKitPostgres
+
+let benchmarks: @Sendable () -> Void = {
+    let secret = SecretBytes([UInt8](repeating: 0xC3, count: Bench.itemSecretByteCount))
+    let count = Bench.isQuick ? 1_000 : 10_000
+    let label = Bench.countLabel(count)
+
+    // MARK: The floor: bare libpq, one prepared statement, binary parameters
+
+    let bareState = Shared<(BarePostgres, IndexStream)>()
+    let bareSetup: Benchmark.BenchmarkSetupHook = { bareState.value = (try BarePostgres(rows: count), IndexStream(bound: count)) }
+    let bareTeardown: Benchmark.BenchmarkTeardownHook = { bareState.value = nil }
+    Benchmark(
+        "bare SELECT by primary key @\(label)",
+        configuration: Bench.configuration(scaling: .kilo, maxDuration: .seconds(3)),
+        closure: { benchmark in
+            var (bare, indices) = bareState.value!
+            for _ in benchmark.scaledIterations { blackHole(bare.select(indices.next())) }
+            bareState.value = (bare, indices)
+        },
+        setup: bareSetup, teardown: bareTeardown
+    )
+    Benchmark(
+        "bare INSERT ON CONFLICT + commit @\(label)",
+        configuration: Bench.configuration(maxDuration: .seconds(3), maxIterations: 2_000),
+        closure: { benchmark in
+            var (bare, indices) = bareState.value!
+            for _ in benchmark.scaledIterations { bare.upsert(indices.next()) }
+            bareState.value = (bare, indices)
+        },
+        setup: bareSetup, teardown: bareTeardown
+    )
+
+    // MARK: VaultKitPostgres
+
+    let vaultState = Shared<(Vault, IndexStream)>()
+    let vaultSetup: Benchmark.BenchmarkSetupHook = {
+        let vault = try Vault.create(postgres: PostgresBench.newLocation(), key: VaultKey.random())
+        try vault.batch { batch in
+            for index in 0..<count { try batch.set(secret, service: Bench.service(index), account: Bench.account(index)) }
+        }
+        vaultState.value = (vault, IndexStream(bound: count))
+    }
+    let vaultTeardown: Benchmark.BenchmarkTeardownHook = { vaultState.value?.0.close(); vaultState.value = nil }
+    Benchmark(
+        "get @\(label)",
+        configuration: Bench.configuration(scaling: .kilo, maxDuration: .seconds(3)),
+        closure: { benchmark in
+            var (vault, indices) = vaultState.value!
+            for _ in benchmark.scaledIterations {
+                let index = indices.next()
+                blackHole(try! vault.secret(service: Bench.service(index), account: Bench.account(index)))
+            }
+            vaultState.value = (vault, indices)
+        },
+        setup: vaultSetup, teardown: vaultTeardown
+    )
+    Benchmark(
+        "set durable @\(label)",
+        configuration: Bench.configuration(maxDuration: .seconds(3), maxIterations: 2_000),
+        closure: { benchmark in
+            var (vault, indices) = vaultState.value!
+            for _ in benchmark.scaledIterations {
+                let index = indices.next()
+                try! vault.set(secret, service: Bench.service(index), account: Bench.account(index))
+            }
+            vaultState.value = (vault, indices)
+        },
+        setup: vaultSetup, teardown: vaultTeardown
+    )
+    Benchmark(
+        "list one service (\(count / 100) items) @\(label)",
+        configuration: Bench.configuration(maxDuration: .seconds(3), maxIterations: 500),
+        closure: { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try! vaultState.value!.0.items(service: Bench.service(7))) }
+        },
+        setup: vaultSetup, teardown: vaultTeardown
+    )
+
+    // MARK: Bulk import: N new items in one batch (one transaction)
+
+    let importCount = Bench.isQuick ? 1_000 : 100_000
+    Benchmark(
+        "bulk import \(Bench.countLabel(importCount)) items in one batch",
+        configuration: Bench.configuration(
+            maxDuration: .seconds(30), maxIterations: Bench.isQuick ? 2 : 3, warmup: 0,
+            metrics: Bench.metrics + [.custom("items/s", polarity: .prefersLarger, useScalingFactor: false)]
+        )
+    ) { benchmark in
+        let vault = try! Vault.create(postgres: PostgresBench.newLocation(), key: VaultKey.random())
+        defer { vault.close() }
+        let start = ContinuousClock.now
+        benchmark.startMeasurement()
+        try! vault.batch { batch in
+            for index in 0..<importCount {
+                try batch.set(secret, service: Bench.service(index), account: Bench.account(index))
+            }
+        }
+        benchmark.stopMeasurement()
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        benchmark.measurement(.custom("items/s", polarity: .prefersLarger, useScalingFactor: false), Int(Double(importCount) / seconds))
+    }
+}
+
+/// The server, and a new vault name for each fixture (vaults share the database).
+enum PostgresBench {
+    static let url: String = {
+        guard let url = ProcessInfo.processInfo.environment["VAULTKIT_TEST_POSTGRES_URL"], !url.isEmpty else {
+            fatalError("VAULTKIT_TEST_POSTGRES_URL is not set: eval \"$(scripts/postgres-test-cluster.sh start)\" first")
+        }
+        return url
+    }()
+
+    static func newLocation() throws -> PostgresVaultLocation {
+        try PostgresVaultLocation(url, vaultName: "bench-" + UUID().uuidString.lowercased())
+    }
+}
+
+/// The least a client can do for the same work: one connection, a table keyed by 32
+/// bytes (as VaultKit's lookup IDs are) holding a value the size of a sealed item, and
+/// two prepared statements with binary parameters. Each upsert is its own transaction,
+/// committed (synchronous_commit on, as the server is configured).
+final class BarePostgres: @unchecked Sendable {
+    private let connection: OpaquePointer
+    private let table = "bench_bare_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    private let value = [UInt8](repeating: 0x5A, count: 32 + 24 + 16 + 64)
+
+    init(rows: Int) throws {
+        guard let connection = PQconnectdb(PostgresBench.url), PQstatus(connection) == CONNECTION_OK else {
+            throw CancellationError()
+        }
+        self.connection = connection
+        try execute("CREATE TABLE \(table) (id bytea PRIMARY KEY, value bytea NOT NULL)")
+        try prepare("select", "SELECT value FROM \(table) WHERE id = $1")
+        try prepare("upsert", "INSERT INTO \(table) (id, value) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value")
+        try execute("BEGIN")
+        for row in 0..<rows { upsert(row) }
+        try execute("COMMIT")
+    }
+
+    deinit {
+        PQclear(PQexec(connection, "DROP TABLE IF EXISTS \(table)"))
+        PQfinish(connection)
+    }
+
+    /// The value stored under row `index`'s key, as bytes.
+    func select(_ index: Int) -> [UInt8] {
+        withParameters([Self.key(index)]) { values, lengths, formats in
+            let result = PQexecPrepared(connection, "select", 1, values, lengths, formats, 1)
+            defer { PQclear(result) }
+            guard PQresultStatus(result) == PGRES_TUPLES_OK, PQntuples(result) == 1, let bytes = PQgetvalue(result, 0, 0) else {
+                fatalError("bare SELECT failed")
+            }
+            return Array(UnsafeRawBufferPointer(start: bytes, count: Int(PQgetlength(result, 0, 0))).bindMemory(to: UInt8.self))
+        }
+    }
+
+    /// Row `index` written, committed on its own (outside setup's BEGIN ... COMMIT).
+    func upsert(_ index: Int) {
+        withParameters([Self.key(index), value]) { values, lengths, formats in
+            let result = PQexecPrepared(connection, "upsert", 2, values, lengths, formats, 1)
+            defer { PQclear(result) }
+            guard PQresultStatus(result) == PGRES_COMMAND_OK else { fatalError("bare upsert failed") }
+        }
+    }
+
+    private static func key(_ index: Int) -> [UInt8] {
+        var key = [UInt8](repeating: 0, count: 32)
+        withUnsafeBytes(of: UInt64(index).bigEndian) { key.replaceSubrange(0..<8, with: $0) }
+        return key
+    }
+
+    private func withParameters<Result>(
+        _ parameters: [[UInt8]],
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>, UnsafePointer<Int32>, UnsafePointer<Int32>) -> Result
+    ) -> Result {
+        let lengths = parameters.map { Int32($0.count) }
+        let formats = [Int32](repeating: 1, count: parameters.count)
+        let pointers = parameters.map { bytes -> UnsafeMutablePointer<CChar> in
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: max(bytes.count, 1))
+            UnsafeMutableRawPointer(copy).copyMemory(from: bytes, byteCount: bytes.count)
+            return copy
+        }
+        defer { pointers.forEach { $0.deallocate() } }
+        let values: [UnsafePointer<CChar>?] = pointers.map { UnsafePointer($0) }
+        return body(values, lengths, formats)
+    }
+
+    private func execute(_ sql: String) throws {
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw CancellationError() }
+    }
+
+    private func prepare(_ name: String, _ sql: String) throws {
+        let result = PQprepare(connection, name, sql, 0, nil)
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw CancellationError() }
+    }
+}

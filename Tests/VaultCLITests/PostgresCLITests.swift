@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `vault` on a vault in PostgreSQL (docs/CLI.md, "PostgreSQL vaults"): the real binary
+/// against the throwaway server scripts/test.sh starts, which exports its URL (without
+/// the password) and `PGPASSFILE`, where libpq finds the password.
+struct PostgresCLI {
+    let cli: CLI
+    /// `postgresql://vaultkit@127.0.0.1:PORT/vaultkit#NAME`, a name no other test uses.
+    let url: String
+
+    init(_ label: String = #function, name: String? = nil, passphrase: String = "correct horse") throws {
+        cli = CLI(label, passphrase: passphrase)
+        url = try Self.serverURL() + "#" + (name ?? "cli-" + UUID().uuidString.lowercased())
+    }
+
+    static func serverURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["VAULTKIT_TEST_POSTGRES_URL"], !url.isEmpty else {
+            Issue.record("VAULTKIT_TEST_POSTGRES_URL is not set: run `eval \"$(scripts/postgres-test-cluster.sh start)\"` first")
+            throw CancellationError()
+        }
+        return url
+    }
+
+    /// Runs `vault ARGUMENTS... --vault URL`.
+    @discardableResult
+    func run(_ arguments: [String], stdin: String = "", env: [String: String] = [:]) throws -> ProcessResult {
+        try cli.run(arguments + ["--vault", url], stdin: Data(stdin.utf8), env: env, vault: false)
+    }
+}
+
+@Suite struct PostgresCLITests {
+    /// The same steps on a file and on PostgreSQL give the same output and statuses.
+    @Test func itemCommandsBehaveAsOnAFile() throws {
+        let postgres = try PostgresCLI()
+        let file = CLI()
+        let steps: [(arguments: [String], stdin: String)] = [
+            (["init"] + CLI.cheapKDF, ""),
+            (["set", "api.example.com", "alice"], "s3cret\n"),
+            (["add", "api.example.com", "bob", "--label", "Bob's"], "other\n"),
+            (["add", "api.example.com", "bob"], "again\n"),
+            (["get", "api.example.com", "alice"], ""),
+            (["list"], ""),
+            (["read", "vault://api.example.com/bob"], ""),
+            (["delete", "api.example.com", "alice"], ""),
+            (["get", "api.example.com", "alice"], ""),
+            (["delete", "api.example.com", "alice"], ""),
+            (["list"], ""),
+            (["verify"], ""),
+        ]
+        for step in steps {
+            let onFile = try file.run(step.arguments, stdin: Data(step.stdin.utf8))
+            let onPostgres = try postgres.run(step.arguments, stdin: step.stdin)
+            #expect(onPostgres.status == onFile.status, "\(step.arguments): \(onPostgres.stderr)")
+            #expect(onPostgres.stdout == onFile.stdout, "\(step.arguments)")
+            #expect(onPostgres.stderr == onFile.stderr, "\(step.arguments)")
+        }
+        // The steps did something: the second get found nothing, the list kept bob.
+        #expect(try postgres.run(["get", "api.example.com", "alice"]).status == 44)
+        #expect(try postgres.run(["list"]).stdout == "api.example.com\tbob\n")
+    }
+
+    @Test func theWrongPassphraseIsRefusedAsOnAFile() throws {
+        let postgres = try PostgresCLI()
+        try #require(postgres.run(["init"] + CLI.cheapKDF).status == 0)
+        try #require(postgres.run(["set", "s", "a"], stdin: "x\n").status == 0)
+        let wrong = try postgres.run(["get", "s", "a"], env: ["VAULT_PASSPHRASE": "wrong"])
+        let file = CLI()
+        try file.initVault()
+        let wrongOnFile = try file.run(["get", "s", "a"], env: ["VAULT_PASSPHRASE": "wrong"])
+        #expect(wrong.status == wrongOnFile.status && wrong.status != 0)
+        #expect(wrong.stderr == wrongOnFile.stderr)
+        #expect(wrong.stdout.isEmpty)
+    }
+
+    @Test func initRefusesAVaultNameThatExists() throws {
+        let postgres = try PostgresCLI()
+        try #require(postgres.run(["init"] + CLI.cheapKDF).status == 0)
+        try #require(postgres.run(["set", "s", "a"], stdin: "kept\n").status == 0)
+        let again = try postgres.run(["init"] + CLI.cheapKDF, env: ["VAULT_PASSPHRASE": "another"])
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("already exists"), "\(again.stderr)")
+        #expect(try postgres.run(["get", "s", "a"]).stdout == "kept\n")
+    }
+
+    @Test func aSecondVaultNameInTheSameDatabaseIsAnotherVault() throws {
+        let one = try PostgresCLI(passphrase: "first")
+        let two = try PostgresCLI(passphrase: "second")
+        try #require(one.run(["init"] + CLI.cheapKDF).status == 0)
+        try #require(two.run(["init"] + CLI.cheapKDF).status == 0)
+        try #require(one.run(["set", "s", "a"], stdin: "one's\n").status == 0)
+        try #require(two.run(["set", "s", "b"], stdin: "two's\n").status == 0)
+        #expect(try one.run(["list"]).stdout == "s\ta\n")
+        #expect(try two.run(["list"]).stdout == "s\tb\n")
+        #expect(try two.run(["get", "s", "a"]).status == 44)
+        #expect(try one.run(["get", "s", "a"]).stdout == "one's\n")
+    }
+
+    @Test func aKeyFileCreatedByInitOpensTheVault() throws {
+        let postgres = try PostgresCLI()
+        let keyFile = postgres.cli.directory + "/vault.key"
+        try #require(postgres.run(["init", "--key-file", keyFile]).status == 0)
+        let mode = try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        try #require(postgres.run(["set", "s", "a", "--key-file", keyFile], stdin: "by key\n").status == 0)
+        #expect(try postgres.run(["get", "s", "a"], env: ["VAULT_KEY_FILE": keyFile]).stdout == "by key\n")
+        // No passphrase opens a key vault.
+        #expect(try postgres.run(["get", "s", "a"]).status == 1)
+    }
+
+    /// `$VAULT_URL` is used when neither `--vault` nor `$VAULT_PATH` is given.
+    @Test func vaultURLComesAfterVaultPath() throws {
+        let postgres = try PostgresCLI()
+        try #require(postgres.run(["init"] + CLI.cheapKDF).status == 0)
+        try #require(postgres.run(["set", "s", "a"], stdin: "in postgres\n").status == 0)
+        let file = CLI()
+        try file.initVault()
+        try file.set("s", "a", "in the file")
+        let byURL = try file.run(["get", "s", "a"], env: ["VAULT_URL": postgres.url], vault: false)
+        #expect(byURL.stdout == "in postgres\n", "\(byURL.stderr)")
+        let byPath = try file.run(["get", "s", "a"], env: ["VAULT_URL": postgres.url, "VAULT_PATH": file.vaultPath], vault: false)
+        #expect(byPath.stdout == "in the file\n", "\(byPath.stderr)")
+    }
+
+    /// A password in the URL is refused before anything connects, and never echoed.
+    @Test(arguments: [
+        "postgresql://vaultkit:Hunter2Pass@127.0.0.1:1/vaultkit#x",
+        "postgres://vaultkit:Hunter2Pass@127.0.0.1:1/vaultkit",
+        "postgresql://vaultkit@127.0.0.1:1/vaultkit?password=Hunter2Pass#x",
+    ])
+    func aPasswordInTheURLIsRefused(_ url: String) throws {
+        let cli = CLI()
+        for arguments in [["get", "s", "a", "--vault", url], ["list", "--vault", url], ["init", "--vault", url] + CLI.cheapKDF] {
+            let result = try cli.run(arguments, vault: false)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("must not hold a password"), "\(result.stderr)")
+            #expect(!result.stderr.contains("Hunter2Pass") && !result.stdout.contains("Hunter2Pass"))
+        }
+        let fromEnvironment = try cli.run(["list"], env: ["VAULT_URL": url], vault: false)
+        #expect(fromEnvironment.status == 2)
+        #expect(fromEnvironment.stderr.contains("$VAULT_URL"), "\(fromEnvironment.stderr)")
+        #expect(!fromEnvironment.stderr.contains("Hunter2Pass"))
+    }
+
+    @Test func aMalformedVaultNameIsAUsageError() throws {
+        let cli = CLI()
+        let result = try cli.run(["list", "--vault", try PostgresCLI.serverURL() + "#no/slashes"], vault: false)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("vault name"), "\(result.stderr)")
+    }
+
+    /// File-only commands say so before asking for anything; `lock` has nothing to do.
+    @Test func fileOnlyCommandsNeedAVaultFile() throws {
+        let postgres = try PostgresCLI()
+        try #require(postgres.run(["init"] + CLI.cheapKDF).status == 0)
+        let backup = try postgres.run(["backup", postgres.cli.directory + "/copy.vault"])
+        #expect(backup.status == 2)
+        #expect(backup.stderr.contains("vault backup needs a vault file"), "\(backup.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: postgres.cli.directory + "/copy.vault"))
+        let unlock = try postgres.run(["unlock"], env: ["VAULT_AGENT_SOCKET": postgres.cli.directory + "/agent.sock"])
+        #expect(unlock.status == 2)
+        #expect(unlock.stderr.contains("vault unlock needs a vault file"), "\(unlock.stderr)")
+        #expect(try postgres.run(["lock"], env: ["VAULT_AGENT_SOCKET": postgres.cli.directory + "/agent.sock"]).status == 0)
+        let hostKey = try postgres.run(["list", "--host-key", postgres.cli.directory + "/host.key"])
+        #expect(hostKey.status == 2)
+        #expect(hostKey.stderr.contains("--host-key does not open a PostgreSQL vault"), "\(hostKey.stderr)")
+        // Upgrading has nothing to do: PostgreSQL vaults are never format 1.
+        #expect(try postgres.run(["upgrade"]).status == 0)
+    }
+
+    /// Moving a file vault into PostgreSQL, as docs/CLI.md shows: export, then import.
+    @Test func aFileVaultMovesIntoPostgresByExportAndImport() throws {
+        let file = CLI()
+        try file.initVault()
+        try file.set("api.example.com", "alice", "a's")
+        try file.set("db.internal", "app", "app's")
+        let postgres = try PostgresCLI()
+        try #require(postgres.run(["init"] + CLI.cheapKDF).status == 0)
+        let exported = try file.run(["export", "--format", "json", "--plaintext"])
+        try #require(exported.status == 0, "\(exported.stderr)")
+        let imported = try postgres.run(["import", "--format", "json", "-"], stdin: exported.stdout)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try postgres.run(["list"]).stdout == file.run(["list"]).stdout)
+        #expect(try postgres.run(["get", "db.internal", "app"]).stdout == "app's\n")
+    }
+
+    @Test func passwdChangesThePassphraseInPostgres() throws {
+        let postgres = try PostgresCLI()
+        try #require(postgres.run(["init"] + CLI.cheapKDF).status == 0)
+        try #require(postgres.run(["set", "s", "a"], stdin: "x\n").status == 0)
+        let passwd = try postgres.run(["passwd"] + CLI.cheapKDF, env: ["VAULT_NEW_PASSPHRASE": "new one"])
+        #expect(passwd.status == 0, "\(passwd.stderr)")
+        #expect(try postgres.run(["get", "s", "a"]).status == 1)
+        #expect(try postgres.run(["get", "s", "a"], env: ["VAULT_PASSPHRASE": "new one"]).stdout == "x\n")
+    }
+}
