@@ -81,6 +81,25 @@ public enum Bench {
     }()
 
     /// A fresh path (no file yet) in the scratch directory.
+    /// The metric bulk imports report beside their wall time.
+    public static let itemsPerSecond = BenchmarkMetric.custom("items/s", polarity: .prefersLarger, useScalingFactor: false)
+
+    /// Writes `count` fixture items into `vault` in one batch, measured, and records
+    /// the rate as ``itemsPerSecond``: the bulk import of every storage engine.
+    public static func measureBulkImport(_ benchmark: Benchmark, into vault: Vault, count: Int, secret: SecretBytes) {
+        let start = ContinuousClock.now
+        benchmark.startMeasurement()
+        try! vault.batch { batch in
+            for index in 0..<count {
+                try batch.set(secret, service: service(index), account: account(index))
+            }
+        }
+        benchmark.stopMeasurement()
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        benchmark.measurement(itemsPerSecond, Int(Double(count) / seconds))
+    }
+
     public static func newPath(_ name: String) -> String {
         let suffix = UInt32.random(in: 0...UInt32.max)
         return "\(scratchDirectory)/\(name)-\(String(suffix, radix: 16)).vault"

@@ -150,7 +150,7 @@ let benchmarks: @Sendable () -> Void = {
             "bulk import \(Bench.countLabel(count)) items in one batch",
             configuration: Bench.configuration(
                 maxDuration: .seconds(count >= 100_000 ? 15 : 5), maxIterations: count >= 100_000 ? 5 : 20, warmup: 1,
-                metrics: Bench.metrics + [.custom("items/s", polarity: .prefersLarger, useScalingFactor: false)]
+                metrics: Bench.metrics + [Bench.itemsPerSecond]
             )
         ) { benchmark in
             let path = Bench.newPath("import")
@@ -159,17 +159,7 @@ let benchmarks: @Sendable () -> Void = {
                 vault.close()
                 Bench.remove(path)
             }
-            let start = ContinuousClock.now
-            benchmark.startMeasurement()
-            try! vault.batch { batch in
-                for index in 0..<count {
-                    try batch.set(secret, service: Bench.service(index), account: Bench.account(index))
-                }
-            }
-            benchmark.stopMeasurement()
-            let elapsed = ContinuousClock.now - start
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            benchmark.measurement(.custom("items/s", polarity: .prefersLarger, useScalingFactor: false), Int(Double(count) / seconds))
+            Bench.measureBulkImport(benchmark, into: vault, count: count, secret: secret)
         }
     }
 

@@ -94,22 +94,12 @@ let benchmarks: @Sendable () -> Void = {
         "bulk import \(Bench.countLabel(importCount)) items in one batch",
         configuration: Bench.configuration(
             maxDuration: .seconds(30), maxIterations: Bench.isQuick ? 2 : 3, warmup: 0,
-            metrics: Bench.metrics + [.custom("items/s", polarity: .prefersLarger, useScalingFactor: false)]
+            metrics: Bench.metrics + [Bench.itemsPerSecond]
         )
     ) { benchmark in
         let vault = try! Vault.create(postgres: PostgresBench.newLocation(), key: VaultKey.random())
         defer { vault.close() }
-        let start = ContinuousClock.now
-        benchmark.startMeasurement()
-        try! vault.batch { batch in
-            for index in 0..<importCount {
-                try batch.set(secret, service: Bench.service(index), account: Bench.account(index))
-            }
-        }
-        benchmark.stopMeasurement()
-        let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        benchmark.measurement(.custom("items/s", polarity: .prefersLarger, useScalingFactor: false), Int(Double(importCount) / seconds))
+        Bench.measureBulkImport(benchmark, into: vault, count: importCount, secret: secret)
     }
 }
 
