@@ -24,7 +24,7 @@ struct PostgresAdvisoryLock: SharedLock {
             let connection = try PostgresConnection(conninfo: location.conninfo, password: location.password, lockTimeoutMilliseconds: 1)
             try connection.execute("SET lock_timeout = 0")
             try connection.query("SELECT pg_advisory_lock($1)", [.int64(key)]) { _ in }
-            return HeldPostgresAdvisoryLock(connection)
+            return HeldPostgresAdvisoryLock(connection, key: key)
         } catch let failure as PostgresFailure {
             throw VaultError(PostgresVaultStorage.translate(failure, location: location.description))
         } catch {
@@ -41,14 +41,23 @@ struct PostgresAdvisoryLock: SharedLock {
 /// A held advisory lock: its connection, closed on release.
 final class HeldPostgresAdvisoryLock: HeldSharedLock {
     private let connection: Mutex<PostgresConnection?>
+    private let key: Int64
 
-    init(_ connection: consuming sending PostgresConnection) {
+    init(_ connection: consuming sending PostgresConnection, key: Int64) {
         self.connection = Mutex(connection)
+        self.key = key
     }
 
-    /// Ends the session, which releases the lock (`PQfinish` sends a goodbye and closes).
+    /// Unlocks, then ends the session. The explicit unlock makes the release take effect
+    /// before this returns: closing alone (`PQfinish`) leaves the server's backend to end
+    /// the session, and the lock with it, a moment later, so the next holder would wait.
     func release() {
-        connection.withLock { $0 = nil }
+        connection.withLock { held in
+            if let open = held {
+                _ = try? open.query("SELECT pg_advisory_unlock($1)", [.int64(key)]) { _ in }
+            }
+            held = nil
+        }
     }
 
     deinit { release() }
