@@ -46,9 +46,7 @@ let benchmarks: @Sendable () -> Void = {
     let vaultState = Shared<(Vault, IndexStream)>()
     let vaultSetup: Benchmark.BenchmarkSetupHook = {
         let vault = try Vault.create(postgres: PostgresBench.newLocation(), key: VaultKey.random())
-        try vault.batch { batch in
-            for index in 0..<count { try batch.set(secret, service: Bench.service(index), account: Bench.account(index)) }
-        }
+        try VaultFixture.fill(vault, range: 0..<count)
         vaultState.value = (vault, IndexStream(bound: count))
     }
     let vaultTeardown: Benchmark.BenchmarkTeardownHook = { vaultState.value?.0.close(); vaultState.value = nil }
