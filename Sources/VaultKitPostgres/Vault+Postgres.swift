@@ -36,6 +36,14 @@ extension Vault {
         try open(storage(location, busyTimeout: busyTimeout), passphrase: passphrase)
     }
 
+    /// Opens the vault at `location` with this host's key pair (docs/FORMAT.md section 12).
+    ///
+    /// - Throws: ``VaultError/wrongPassphrase`` when the vault has no wrap for this host,
+    ///   and the errors of ``Vault/open(at:hostKey:busyTimeout:)``.
+    public static func open(postgres location: PostgresVaultLocation, hostKey: HostKeyPair, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
+        try open(storage(location, busyTimeout: busyTimeout), hostKey: hostKey)
+    }
+
     private static func storage(_ location: PostgresVaultLocation, busyTimeout: Duration) throws(VaultError) -> PostgresVaultStorage {
         let (seconds, attoseconds) = busyTimeout.components
         let milliseconds = Int(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)

@@ -87,7 +87,7 @@ struct VaultOptions: ParsableArguments {
         switch location {
         case .file(let path):
             try openVault(at: path, keyFile: keyFile, hostKeyFile: hostKeyFile, upgradingFormatOne: upgradingFormatOne, acceptingRollback: acceptingRollback)
-        case .postgres(let postgres):
+        case .postgres(let postgres, _):
             // Never format 1 (PostgreSQL vaults began at a later format): upgrading is opening.
             try openVault(postgres: postgres, keyFile: keyFile, hostKeyFile: hostKeyFile, acceptingRollback: acceptingRollback)
         }
@@ -97,8 +97,8 @@ struct VaultOptions: ParsableArguments {
         let vault: Vault
         if let keyFile {
             vault = try Vault.open(postgres: location, key: Credentials.key(fromFile: keyFile))
-        } else if hostKeyFile != nil {
-            throw CLIError.usage("--host-key does not open a PostgreSQL vault yet; use a passphrase or --key-file")
+        } else if let hostKeyFile {
+            vault = try Vault.open(postgres: location, hostKey: Credentials.hostKey(fromFile: hostKeyFile))
         } else {
             let passphrase = try Credentials.passphrase(prompt: "Passphrase for \(location): ")
             vault = try Vault.open(postgres: location, passphrase: passphrase)
@@ -134,9 +134,7 @@ struct VaultOptions: ParsableArguments {
     /// The vault held by the agent when it has unlocked this one (docs/AGENT.md), else
     /// the vault opened here, as ``openVault(upgradingFormatOne:)`` does.
     func openItems() throws -> any ItemStore {
-        // The agent holds vault files only.
-        guard let path = try location().filePath else { return try openVault() }
-        return try AgentVault.ifHeld(path: path) { try openVault() } ?? openVault()
+        try AgentVault.ifHeld(location()) { try openVault() } ?? openVault()
     }
 }
 

@@ -33,8 +33,8 @@ extension Vault {
         return try unlock(VaultStore(database), path: path, hostKey: hostKey)
     }
 
-    /// Opens the vault in `storage` with a host key (the storage seam's tests).
-    static func open(_ storage: sending any VaultStorage, hostKey: HostKeyPair) throws(VaultError) -> Vault {
+    /// Opens the vault in `storage` with a host key (other storage engines, the seam's tests).
+    package static func open(_ storage: sending any VaultStorage, hostKey: HostKeyPair) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
         return try unlock(VaultStore(storage), path: storage.location, hostKey: hostKey)
     }

@@ -152,7 +152,7 @@ final class AgentServer: Sendable {
         case .unlock(let path, let credential, let isKey, let idleTimeoutSeconds):
             return unlock(path: path, credential: credential, isKey: isKey, idleTimeoutSeconds: idleTimeoutSeconds)
         case .lock(let path):
-            let identity = path.flatMap(FileIdentity.of)
+            let identity = path.flatMap(FileIdentity.of).map(HeldVaultIdentity.file)
             let count = release(reason: "locked on request") { path == nil || $0.vault.path == path || $0.identity == identity }
             return .count(UInt64(count))
         case .stop:
@@ -187,8 +187,12 @@ final class AgentServer: Sendable {
 
     /// Opens the vault here, so the master key is derived in the agent and never travels.
     private func unlock(path: String, credential: SecretBytes, isKey: Bool, idleTimeoutSeconds: UInt64) -> AgentResponse {
-        guard path.hasPrefix("/") else { return .refused("the vault path must be absolute") }
         guard idleTimeoutSeconds <= 366 * 24 * 3600 else { return .refused("the idle timeout is longer than a year") }
+        let timeout: Duration? = idleTimeoutSeconds == 0 ? nil : .seconds(Int64(idleTimeoutSeconds))
+        if path.hasPrefix("postgres://") || path.hasPrefix("postgresql://") {
+            return unlockDatabaseVault(url: path, credential: credential, isKey: isKey, idleTimeout: timeout)
+        }
+        guard path.hasPrefix("/") else { return .refused("the vault path must be absolute") }
         let before = FileIdentity.of(path)
         let vault: Vault
         do {
@@ -203,29 +207,51 @@ final class AgentServer: Sendable {
             vault.close()
             return .refused("the vault file was replaced while it was being unlocked")
         }
-        let timeout: Duration? = idleTimeoutSeconds == 0 ? nil : .seconds(Int64(idleTimeoutSeconds))
+        hold(vault, as: .file(identity), idleTimeout: timeout)
+        return .ok
+    }
+
+    /// A vault in PostgreSQL, opened with the agent's own environment for libpq
+    /// (`PGPASSFILE`, `~/.pgpass`, `PGPASSWORD`): the URL may not hold a password.
+    private func unlockDatabaseVault(url: String, credential: SecretBytes, isKey: Bool, idleTimeout: Duration?) -> AgentResponse {
+        // Never echoed: a malformed URL might hold a password.
+        guard case .postgres(let location, _)? = try? VaultLocation.parse(url, from: "the vault URL") else {
+            return .refused("not a PostgreSQL URL without a password")
+        }
+        let vault: Vault
+        do {
+            vault = isKey ? try Vault.open(postgres: location, key: try VaultKey(credential)) : try Vault.open(postgres: location, passphrase: credential)
+            try VaultOptions.rollbackGuard(vault, accepting: false)
+        } catch {
+            return .failure(error)
+        }
+        hold(vault, as: .database(vault.path), idleTimeout: idleTimeout)
+        return .ok
+    }
+
+    /// Keeps `vault`, letting go of a vault held before under the same identity.
+    private func hold(_ vault: Vault, as identity: HeldVaultIdentity, idleTimeout: Duration?) {
         let replaced = held.withLock { held in
             let previous = held.filter { $0.identity == identity }
             held.removeAll { $0.identity == identity }
-            held.append(HeldVault(vault: vault, identity: identity, idleTimeout: timeout, lastUsed: .now))
+            held.append(HeldVault(vault: vault, identity: identity, idleTimeout: idleTimeout, lastUsed: .now))
             return previous
         }
         replaced.forEach { $0.vault.close() }
-        AgentLog.write("unlocked \(path)")
-        return .ok
+        AgentLog.write("unlocked \(vault.path)")
     }
 
     /// Runs `body` with the vault the client means, if it is held and its file is still
     /// the one unlocked; errors are reported with the client's spelling of the path.
     private func withVault(_ target: VaultTarget, _ body: (Vault) throws(VaultError) -> AgentResponse) -> AgentResponse {
-        let wanted = FileIdentity(device: target.device, inode: target.inode)
+        let wanted = HeldVaultIdentity(target)
         let vault: Vault? = held.withLock { held in
             guard let index = held.firstIndex(where: { $0.identity == wanted }) else { return nil }
             held[index].lastUsed = .now
             return held[index].vault
         }
         guard let vault else { return .notHeld }
-        guard FileIdentity.of(vault.path) == wanted else {
+        guard wanted.isCurrent(at: vault.path) else {
             release(reason: "the file was replaced") { $0.identity == wanted }
             return .notHeld
         }
@@ -246,7 +272,7 @@ final class AgentServer: Sendable {
     private func sweep() {
         let now = ContinuousClock.now
         release(reason: "idle timeout") { $0.isIdle(at: now) }
-        release(reason: "the file was replaced") { FileIdentity.of($0.vault.path) != $0.identity }
+        release(reason: "the file was replaced") { !$0.identity.isCurrent(at: $0.vault.path) }
     }
 
     /// Removes the matching vaults and closes them (which wipes their keys), outside

@@ -18,12 +18,11 @@ final class AgentVault: ItemStore {
         self.openHere = openHere
     }
 
-    /// The agent's vault at `path`, or `nil` when no agent of this user holds it (then
-    /// the command does everything itself, as it always did).
-    static func ifHeld(path: String, openHere: @escaping () throws -> Vault) -> AgentVault? {
-        guard let identity = FileIdentity.of(path) else { return nil }
+    /// The agent's vault at `location`, or `nil` when no agent of this user holds it
+    /// (then the command does everything itself, as it always did).
+    static func ifHeld(_ location: VaultLocation, openHere: @escaping () throws -> Vault) -> AgentVault? {
+        guard let target = location.agentTarget else { return nil }
         guard let connection = try? AgentConnection(socketPath: AgentSocket.path()) else { return nil }
-        let target = VaultTarget(device: identity.device, inode: identity.inode, path: path)
         guard case .ok? = try? connection.send(.holds(target)) else { return nil }
         return AgentVault(connection: connection, target: target, openHere: openHere)
     }

@@ -15,11 +15,35 @@ struct FileIdentity: Equatable, Sendable {
     }
 }
 
+/// What the agent matches requests for a held vault by.
+enum HeldVaultIdentity: Equatable, Sendable {
+    /// A vault file, by its device and inode.
+    case file(FileIdentity)
+    /// A vault in PostgreSQL, by its URL without a password (`Vault.path`). Rows have no
+    /// inode; a vault dropped and created again under the same name has another key,
+    /// which VaultKit reports as `keyChanged` at the next request that needs the keys.
+    case database(String)
+
+    /// The identity a request's target names.
+    init(_ target: VaultTarget) {
+        self = target.isDatabaseVault ? .database(target.path) : .file(FileIdentity(device: target.device, inode: target.inode))
+    }
+
+    /// Whether the vault at `path` is still the one unlocked: for a file, whether the
+    /// path still leads to the same inode.
+    func isCurrent(at path: String) -> Bool {
+        switch self {
+        case .file(let identity): FileIdentity.of(path) == identity
+        case .database: true
+        }
+    }
+}
+
 /// One vault the agent has unlocked: VaultKit's `Vault` keeps the keys in locked,
 /// zeroed-on-release memory; the agent only adds when to let go of it.
 struct HeldVault: Sendable {
     let vault: Vault
-    let identity: FileIdentity
+    let identity: HeldVaultIdentity
     /// `nil`: never locked for idleness.
     let idleTimeout: Duration?
     var lastUsed: ContinuousClock.Instant

@@ -47,7 +47,7 @@ struct InitCommand: ParsableCommand {
             let passphrase = try Credentials.newPassphrase(forCreating: location.displayName)
             switch location {
             case .file(let path): try Vault.create(at: path, passphrase: passphrase, kdf: parameters).close()
-            case .postgres(let postgres): try Vault.create(postgres: postgres, passphrase: passphrase, kdf: parameters).close()
+            case .postgres(let postgres, _): try Vault.create(postgres: postgres, passphrase: passphrase, kdf: parameters).close()
             }
         }
     }
@@ -58,7 +58,7 @@ struct InitCommand: ParsableCommand {
         do {
             switch location {
             case .file(let path): try Vault.create(at: path, key: key).close()
-            case .postgres(let postgres): try Vault.create(postgres: postgres, key: key).close()
+            case .postgres(let postgres, _): try Vault.create(postgres: postgres, key: key).close()
             }
         } catch {
             // A key for a vault that does not exist would only confuse the next attempt.

@@ -22,9 +22,10 @@ struct LockCommand: ParsableCommand {
     func run() throws {
         var path: String?
         if !all {
-            // The agent never holds a PostgreSQL vault: nothing to lock, as for any vault it does not hold.
-            guard let given = try options.location().filePath else { return }
-            path = given.hasPrefix("/") ? given : FileManager.default.currentDirectoryPath + "/" + given
+            switch try options.location() {
+            case .file(let given): path = given.hasPrefix("/") ? given : FileManager.default.currentDirectoryPath + "/" + given
+            case .postgres(let postgres, _): path = postgres.description
+            }
         }
         guard let connection = try AgentConnection(socketPath: AgentSocket.path()) else { return }
         _ = try connection.expectOK(.lock(path: path))

@@ -11,7 +11,9 @@ struct UnlockCommand: ParsableCommand {
             is not running, and hands it the passphrase or key once, over its socket; \
             the agent derives the keys and holds the vault until 'vault lock', the idle \
             timeout, 'vault agent stop', or until the file is replaced or its passphrase \
-            changed by another process. Meanwhile get, set, add, update, delete, list and \
+            changed by another process. A vault in PostgreSQL is opened by the agent with \
+            its own environment for the database password ($PGPASSFILE, ~/.pgpass, \
+            $PGPASSWORD: those of the 'vault unlock' that started it). Meanwhile get, set, add, update, delete, list and \
             verify for this vault run in the agent, with the same output.
 
             Any process of your user can use an unlocked vault, as with ssh-agent: lock \
@@ -33,9 +35,18 @@ struct UnlockCommand: ParsableCommand {
     func run() throws {
         // The agent's protocol carries a passphrase or key, not a host key pair (yet).
         if options.hostKeyFileOption != nil { throw CLIError.usage("vault unlock cannot use --host-key; the agent takes a passphrase or --key-file") }
-        let path = try options.location().requireFile(for: "unlock", because: "the agent holds vault files only")
-        if access(path, F_OK) != 0 && errno == ENOENT { throw VaultError.vaultNotFound(path: path) }
-        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let location = try options.location()
+        // What the agent opens: an absolute path, or the URL as given (TLS options and all).
+        let path: String, opened: String
+        switch location {
+        case .file(let given):
+            if access(given, F_OK) != 0 && errno == ENOENT { throw VaultError.vaultNotFound(path: given) }
+            path = given
+            opened = given.hasPrefix("/") ? given : FileManager.default.currentDirectoryPath + "/" + given
+        case .postgres(let postgres, let url):
+            path = postgres.description
+            opened = url
+        }
         let socket = AgentSocket.path()
         try AgentLauncher.ensureRunning(socketPath: socket)
         let credential: SecretBytes, isKey: Bool
@@ -46,14 +57,14 @@ struct UnlockCommand: ParsableCommand {
             }
             isKey = true
         } else {
-            credential = try Credentials.passphrase(prompt: "Passphrase for \(path): ")
+            credential = try Credentials.passphrase(prompt: "Passphrase for \(location.displayName): ")
             isKey = false
         }
         guard let connection = try AgentConnection(socketPath: socket) else { throw AgentError.notRunning(socket: socket) }
         do {
-            _ = try connection.expectOK(.unlock(path: absolute, credential: credential, isKey: isKey, idleTimeoutSeconds: idleTimeout))
+            _ = try connection.expectOK(.unlock(path: opened, credential: credential, isKey: isKey, idleTimeoutSeconds: idleTimeout))
         } catch let error as VaultError {
-            throw WireVaultError.respelled(error, from: absolute, to: path)
+            throw WireVaultError.respelled(error, from: opened, to: path)
         }
     }
 }

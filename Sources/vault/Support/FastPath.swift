@@ -20,7 +20,7 @@ enum FastPath {
         guard let location = try? VaultOptions.location(given: vaultPath) else { return nil }
         let openHere = { try VaultOptions.openVault(location, keyFile: Environment.value("VAULT_KEY_FILE"), hostKeyFile: Environment.value("VAULT_HOST_KEY_FILE")) }
         do {
-            let held = location.filePath.flatMap { AgentVault.ifHeld(path: $0, openHere: openHere) }
+            let held = AgentVault.ifHeld(location, openHere: openHere)
             let vault: any ItemStore = try held ?? openHere()
             defer { vault.close() }
             if command == "get" {

@@ -5,7 +5,8 @@ import VaultKitPostgres
 /// database (`postgres://user@host:port/db#name`, docs/CLI.md, "PostgreSQL vaults").
 enum VaultLocation {
     case file(String)
-    case postgres(PostgresVaultLocation)
+    /// `url`: the URL as given (the agent opens the vault from it, TLS options and all).
+    case postgres(PostgresVaultLocation, url: String)
 
     /// `given` read as a `postgres://` or `postgresql://` URL, else as a file path.
     ///
@@ -29,7 +30,7 @@ enum VaultLocation {
         if location.holdsPassword {
             throw .usage("\(source): the PostgreSQL URL must not hold a password; put it in ~/.pgpass, $PGPASSFILE or $PGPASSWORD, where libpq reads it")
         }
-        return .postgres(location)
+        return .postgres(location, url: given)
     }
 
     /// The file path, or `nil` for a vault in PostgreSQL.
@@ -41,7 +42,18 @@ enum VaultLocation {
     var displayName: String {
         switch self {
         case .file(let path): path
-        case .postgres(let location): location.description
+        case .postgres(let location, _): location.description
+        }
+    }
+
+    /// How the agent knows this vault (docs/AGENT.md): a file by its device and inode,
+    /// `nil` when there is no such file; a vault in PostgreSQL by its URL.
+    var agentTarget: VaultTarget? {
+        switch self {
+        case .file(let path):
+            FileIdentity.of(path).map { VaultTarget(device: $0.device, inode: $0.inode, path: path) }
+        case .postgres(let location, _):
+            .databaseVault(location.description)
         }
     }
 
