@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TestSupport
+import VaultKit
+@testable import vault
 
 /// `vault` on a vault in PostgreSQL (docs/CLI.md, "PostgreSQL vaults"): the real binary
 /// against the throwaway server scripts/test.sh starts, which exports its URL (without
@@ -216,6 +218,26 @@ struct PostgresCLI {
         #expect(try throughAgent(["get", "s", "a"], "").status != 0)
         #expect(try agent.status(postgres.cli).stdout.hasSuffix("no vault unlocked\n"))
         #expect(try postgres.run(["get", "s", "a"], env: agent.environment.merging(["VAULT_PASSPHRASE": "new one"]) { $1 }).stdout == "before\n")
+    }
+
+    /// The agent refuses a PostgreSQL URL holding a password, as the client does, and never
+    /// repeats it, even when a hostile client sends one.
+    @Test func theAgentRefusesAURLWithAPassword() throws {
+        let cli = CLI()
+        let agent = try TestAgent(socketDirectory: cli.directory)
+        defer { agent.stop() }
+        let url = try PostgresCLI.serverURL().replacingOccurrences(of: "vaultkit@", with: "vaultkit:Hunter2Pass@") + "#x"
+        let request = AgentRequest.unlock(path: url, credential: SecretBytes("correct horse"), isKey: false, idleTimeoutSeconds: 0)
+        guard let connection = RawAgentConnection(agent.socketPath) else { Issue.record("no connection"); return }
+        defer { connection.close() }
+        connection.send(RawAgentConnection.frame(contents(request.encode())))
+        let answer = connection.readToEnd()
+        let response = try answer.dropFirst(4).withUnsafeBytes { try AgentResponse.decode($0) }
+        guard case .refused(let reason) = response else { Issue.record("not refused: \(response)"); return }
+        #expect(!reason.contains("Hunter2Pass"))
+        #expect(try agent.status(cli).stdout.hasSuffix("no vault unlocked\n"))
+        let log = agent.stop()
+        #expect(!log.stderr.contains("Hunter2Pass") && !log.stdout.contains("Hunter2Pass"))
     }
 
     /// File-only commands say so before asking for anything; `lock` has nothing to do.
