@@ -19,7 +19,7 @@ public struct HostKeyPair: Sendable, CustomStringConvertible {
     public static let privateKeyByteCount = 32
 
     let privateKey: SecretBytes
-    /// The public half, to give to a host that adds this one (``Vault/addHost(_:name:)``).
+    /// The public half, to give to a host that adds this one (``Vault/addHost(_:name:)-30m8k``).
     public let publicKey: HostPublicKey
 
     /// A new key pair from libsodium's generator.

@@ -2,7 +2,7 @@ import Foundation
 internal import CSodium
 
 /// A host's X25519 public key: what another host adds to a vault so that this host can
-/// unlock it with its own private key (see ``Vault/addHost(_:name:)``).
+/// unlock it with its own private key (see ``Vault/addHost(_:name:)-30m8k``).
 ///
 /// Public keys are not secrets; they travel as 44 characters of base64.
 public struct HostPublicKey: Sendable, Hashable, CustomStringConvertible {

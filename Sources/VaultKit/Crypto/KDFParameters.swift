@@ -3,7 +3,7 @@
 /// The presets are libsodium's: ``interactive`` (64 MiB, 2 passes, about 70 ms here),
 /// ``moderate`` (256 MiB, 3 passes, about 0.5 s) and ``sensitive`` (1 GiB, 4 passes,
 /// about 3 s). The parameters used are recorded in the vault file, so a vault
-/// created with one preset opens on any machine, and ``Vault/changePassphrase(to:kdf:)``
+/// created with one preset opens on any machine, and ``Vault/changePassphrase(to:kdf:)-9rpt6``
 /// can raise them later.
 ///
 /// For example, cheap parameters for tests:

@@ -10,7 +10,7 @@ import Foundation
 /// that takes a `String` or `Data` (those copies are not zeroed by VaultKit).
 ///
 /// It is a value, like `Array`: copies share memory until one of them changes, and a
-/// secret can be built up piece by piece (``append(_:)``, ``append(contentsOf:)``,
+/// secret can be built up piece by piece (``append(_:)``, ``append(contentsOf:)-(SecretBytes)``,
 /// ``reserveCapacity(_:)``). When it grows, the bytes move to a larger allocation and
 /// the old one is wiped before it is freed, so building a secret leaves no stale copy
 /// behind the way a growing `Array` or `String` would.

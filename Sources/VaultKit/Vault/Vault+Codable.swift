@@ -2,7 +2,7 @@ import Foundation
 
 extension Vault {
     /// Stores a `Codable` value as the secret of (`service`, `account`), adding or
-    /// updating the item like ``set(_:service:account:label:generic:)-(SecretBytes,_,_,_,_)``.
+    /// updating the item like ``set(_:service:account:label:generic:)-2ql8n``.
     ///
     /// The value is sealed like any secret, in a versioned encoding (a short header, then
     /// JSON; see <doc:Migrating>), so a later VaultKit can still read it and a value from
@@ -28,24 +28,24 @@ extension Vault {
     }
 
     /// Stores a value that is already encoded, with its schema version, in the same
-    /// encoding as ``setValue(_:schemaVersion:service:account:label:generic:)``.
+    /// encoding as ``setValue(_:schemaVersion:service:account:label:generic:)-5v2hy``.
     public func setValue(_ encoded: VaultEncodedValue, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try set(VaultValueEncoding.wrap(encoded), service: service, account: account, label: label, generic: generic)
     }
 
-    /// The value stored with ``setValue(_:schemaVersion:service:account:label:generic:)``.
+    /// The value stored with ``setValue(_:schemaVersion:service:account:label:generic:)-5v2hy``.
     ///
-    /// For "nil when missing", use ``entry(service:account:)`` and ``VaultEntry/value(_:)``.
+    /// For "nil when missing", use ``entry(service:account:)-80xap`` and ``VaultEntry/value(_:)``.
     ///
     /// - Throws: ``VaultError/itemNotFound``, ``VaultError/valueNotDecodable``,
-    ///   ``VaultError/unsupportedValueEncoding(version:)``, and the errors of ``secret(service:account:)``.
+    ///   ``VaultError/unsupportedValueEncoding(version:)``, and the errors of ``secret(service:account:)-5mo0z``.
     public func value<Value: Decodable>(_ type: Value.Type = Value.self, service: String, account: String) throws(VaultError) -> Value {
         try VaultValueEncoding.unwrap(secret(service: service, account: account)).decode(type)
     }
 }
 
 extension VaultBatch {
-    /// Stores a `Codable` value; see ``Vault/setValue(_:schemaVersion:service:account:label:generic:)``.
+    /// Stores a `Codable` value; see ``Vault/setValue(_:schemaVersion:service:account:label:generic:)-5v2hy``.
     public func setValue(_ value: some Encodable, schemaVersion: Int = 0, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try set(VaultValueEncoding.encode(value, schemaVersion: schemaVersion), service: service, account: account, label: label, generic: generic)
     }

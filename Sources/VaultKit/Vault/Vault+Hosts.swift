@@ -25,7 +25,7 @@ extension Vault {
     ///
     /// - Throws: ``VaultError/wrongPassphrase`` when the vault has no wrap for this host
     ///   (never added, or removed), ``VaultError/tampered(reason:)`` when the wrap holds a
-    ///   master key the vault does not use, and the errors of ``open(at:passphrase:busyTimeout:)``.
+    ///   master key the vault does not use, and the errors of ``open(at:passphrase:busyTimeout:)-8lax5``.
     public static func open(at path: String, hostKey: HostKeyPair, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
         try FileSystem.checkExistingVault(at: path)
@@ -93,7 +93,7 @@ extension Vault {
         }
     }
 
-    /// Removes the host named `name` and re-keys the vault (``rekey()``): a new master
+    /// Removes the host named `name` and re-keys the vault (``rekey()-8484f``): a new master
     /// key, every item re-sealed, the passphrase or key wrap and every other host's wrap
     /// rewritten, in one transaction.
     ///
@@ -102,7 +102,7 @@ extension Vault {
     ///
     /// - Throws: ``VaultError/invalidArgument(_:)`` when there is no such host, or when
     ///   this handle was opened with a host key (a host key cannot rewrap the passphrase
-    ///   or key); the errors of ``rekey()``.
+    ///   or key); the errors of ``rekey()-8484f``.
     public func removeHost(_ name: String) throws(VaultError) {
         try rekey(removingHost: name)
     }

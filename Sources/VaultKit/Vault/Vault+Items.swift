@@ -14,6 +14,9 @@ extension Vault {
     /// ```
     ///
     /// - Parameters:
+    ///   - secret: the bytes to keep; sealed before they reach storage.
+    ///   - service: what the secret is for (`kSecAttrService`), for example a host name.
+    ///   - account: whose secret it is within the service (`kSecAttrAccount`).
     ///   - label: a name for people; `nil` keeps the stored label (none for a new item).
     ///   - generic: application data; `nil` keeps the stored data (none for a new item).
     /// - Throws: ``VaultError/Code/invalidArgument`` for an empty service; storage errors.
@@ -21,12 +24,12 @@ extension Vault {
         try write(.set, secret, service: service, account: account, label: label, generic: generic)
     }
 
-    /// Stores a UTF-8 string secret; see ``set(_:service:account:label:generic:)-(SecretBytes,_,_,_,_)``.
+    /// Stores a UTF-8 string secret; see ``set(_:service:account:label:generic:)``.
     public func set(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try set(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
     }
 
-    /// Stores binary secret bytes; see ``set(_:service:account:label:generic:)-(SecretBytes,_,_,_,_)``.
+    /// Stores binary secret bytes; see ``set(_:service:account:label:generic:)``.
     public func set(_ secret: Data, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try set(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
     }
@@ -148,7 +151,7 @@ extension Vault {
 
     /// The secret of an item as a `String`.
     ///
-    /// - Throws: ``VaultError/secretNotUTF8`` if the bytes are not UTF-8, and the errors of ``secret(service:account:)``.
+    /// - Throws: ``VaultError/secretNotUTF8`` if the bytes are not UTF-8, and the errors of ``secret(service:account:)-5mo0z``.
     public func string(service: String, account: String) throws(VaultError) -> String {
         guard let string = try secret(service: service, account: account).string() else {
             throw VaultError.secretNotUTF8
@@ -184,7 +187,7 @@ extension Vault {
     /// let token = try entry.string()
     /// ```
     ///
-    /// - Throws: ``VaultError/tampered(reason:)`` and the other errors of ``secret(service:account:)``,
+    /// - Throws: ``VaultError/tampered(reason:)`` and the other errors of ``secret(service:account:)-5mo0z``,
     ///   except ``VaultError/itemNotFound``.
     public func entry(service: String, account: String) throws(VaultError) -> VaultEntry? {
         try nilIfMissing { () throws(VaultError) in
@@ -240,7 +243,7 @@ extension Vault {
     /// copies one snapshot with SQLite's online backup, while other processes go on
     /// reading and writing; the copy is created with mode 0600 (parent directories 0700),
     /// appears complete or not at all, is synced to disk, and is then opened with the
-    /// same keys and verified whole (``verify()``) before this returns.
+    /// same keys and verified whole (``verify()-1pdra``) before this returns.
     ///
     /// For example:
     ///
@@ -250,7 +253,7 @@ extension Vault {
     ///
     /// - Returns: the number of items in the copy.
     /// - Throws: ``VaultError/vaultAlreadyExists(path:)`` if anything is at `path`,
-    ///   ``VaultError/io(path:errno:)``, or any error ``verify()`` throws for the copy.
+    ///   ``VaultError/io(path:errno:)``, or any error ``verify()-1pdra`` throws for the copy.
     @discardableResult
     public func backup(to path: String) throws(VaultError) -> Int {
         try FileSystem.createParentDirectories(of: path)

@@ -170,10 +170,10 @@ public final class Vault: Sendable {
     /// Opens an existing vault with its passphrase.
     ///
     /// Opening checks the header and the schema, whatever the vault's size: each read
-    /// checks what it touches (see ``verify()``). A vault of format 2 is verified whole
+    /// checks what it touches (see ``verify()-1pdra``). A vault of format 2 is verified whole
     /// and upgraded to format 3 in place, once, in one transaction. A vault of format 1,
     /// which has no manifest to verify, is refused with ``VaultError/formatUpgradeRequired(version:)``:
-    /// see ``upgrade(at:passphrase:busyTimeout:)``.
+    /// see ``upgrade(at:passphrase:busyTimeout:)-280ty``.
     ///
     /// - Throws: ``VaultError/vaultNotFound(path:)``, ``VaultError/notAVault(path:)``,
     ///   ``VaultError/wrongPassphrase``, ``VaultError/unsupportedFormatVersion(_:)``,
@@ -201,12 +201,12 @@ public final class Vault: Sendable {
     /// for a file you have kept yourself, never for one whose history you do not know
     /// (someone who can write the file could have turned a newer vault into a format-1
     /// one; VaultKit refuses such a downgrade of a format-3 vault by itself). For any
-    /// other format it is the same as ``open(at:passphrase:busyTimeout:)``.
+    /// other format it is the same as ``open(at:passphrase:busyTimeout:)-8lax5``.
     public static func upgrade(at path: String, passphrase: SecretBytes, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
         try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: true, passphrase: passphrase)
     }
 
-    /// ``upgrade(at:passphrase:busyTimeout:)`` for a vault unlocked by a raw key.
+    /// ``upgrade(at:passphrase:busyTimeout:)-280ty`` for a vault unlocked by a raw key.
     public static func upgrade(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
         try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: true, key: key)
     }
@@ -281,7 +281,7 @@ public final class Vault: Sendable {
     }
 
     /// The Argon2id cost recorded for the current passphrase, or `nil` when a raw key
-    /// unlocks the vault. Pass it to ``changePassphrase(to:kdf:)`` to keep the cost.
+    /// unlocks the vault. Pass it to ``changePassphrase(to:kdf:)-9rpt6`` to keep the cost.
     public var kdfParameters: KDFParameters? {
         get throws(VaultError) {
             try withUnlocked { (vault) throws(VaultError) in
@@ -323,7 +323,7 @@ public final class Vault: Sendable {
         try rewrap(keySource: .passphrase(salt: salt, parameters: kdf), keyEncryptionKey: keyEncryptionKey)
     }
 
-    /// Makes a raw key, instead of a passphrase, unlock the vault. O(1), like ``changePassphrase(to:kdf:)``.
+    /// Makes a raw key, instead of a passphrase, unlock the vault. O(1), like ``changePassphrase(to:kdf:)-9rpt6``.
     public func changeKey(to key: VaultKey) throws(VaultError) {
         let keyEncryptionKey = key.withUnsafeBytes { SecureBuffer(copying: $0, lockInMemory: true) }
         try rewrap(keySource: .rawKey, keyEncryptionKey: keyEncryptionKey)
@@ -436,8 +436,10 @@ public final class Vault: Sendable {
     /// generation and manifest root, and one 80-byte record; each later commit adds one
     /// small write to the record (see ``RollbackGuard``).
     ///
-    /// - Parameter acceptingCurrentState: take the vault as it is as the newest state,
-    ///   even if it is older than the record: for a backup restored on purpose.
+    /// - Parameters:
+    ///   - rollbackGuard: where this user's records of the vaults they have seen live.
+    ///   - acceptingCurrentState: take the vault as it is as the newest state, even if it
+    ///     is older than the record: for a backup restored on purpose.
     /// - Throws: ``VaultError/rolledBack(path:seenGeneration:fileGeneration:)`` when the
     ///   file is older than the record (replaced with an older copy, or commits lost
     ///   from its `-wal`), or holds a different state at the recorded generation;

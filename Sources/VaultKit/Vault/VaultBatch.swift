@@ -1,6 +1,6 @@
 import Foundation
 
-/// The writes of one ``Vault/batch(_:)`` call, applied together in one transaction.
+/// The writes of one ``Vault/batch(_:)->_`` call, applied together in one transaction.
 ///
 /// Each method behaves like the `Vault` method of the same name; nothing is visible
 /// to other processes, or durable, until the batch's closure returns.
@@ -25,7 +25,7 @@ public struct VaultBatch {
         }
     }
 
-    /// Adds or updates an item; see ``Vault/set(_:service:account:label:generic:)-(SecretBytes,_,_,_,_)``.
+    /// Adds or updates an item; see ``Vault/set(_:service:account:label:generic:)-2ql8n``.
     public func set(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try vault.write(.set, secret: secret, service: service, account: account, label: label, generic: generic)
     }

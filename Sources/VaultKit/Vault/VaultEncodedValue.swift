@@ -1,6 +1,6 @@
 import Foundation
 
-/// A value stored by ``Vault/setValue(_:schemaVersion:service:account:label:generic:)``,
+/// A value stored by ``Vault/setValue(_:schemaVersion:service:account:label:generic:)-5v2hy``,
 /// not yet decoded: the schema version it was written with and its JSON.
 ///
 /// Decode it with ``decode(_:)``, or hand ``json`` to a migration when ``schemaVersion``
@@ -21,7 +21,7 @@ public struct VaultEncodedValue: Sendable {
     public let json: SecretBytes
 
     /// A value already encoded as JSON, to store with
-    /// ``Vault/setValue(_:service:account:label:generic:)``: for
+    /// ``Vault/setValue(_:service:account:label:generic:)-3izie``: for
     /// code that encodes values itself, or copies them between vaults. `json` is stored
     /// as given; decoding it later fails with ``VaultError/valueNotDecodable`` if it is
     /// not JSON of the type asked for.

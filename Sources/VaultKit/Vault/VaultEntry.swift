@@ -3,7 +3,7 @@ import Foundation
 /// One item with its secret, read together from one record, so the two always belong
 /// together even while other processes write.
 ///
-/// ``Vault/entry(service:account:)`` returns one, or `nil` when there is no such item:
+/// ``Vault/entry(service:account:)-80xap`` returns one, or `nil` when there is no such item:
 /// the one read that answers "is it there?" and "what is it?" in a single step.
 ///
 /// ```swift
@@ -37,7 +37,7 @@ public struct VaultEntry: Sendable {
     /// The secret as `Data` (an ordinary copy, not zeroed by VaultKit).
     public func data() -> Data { secret.data() }
 
-    /// The secret decoded as a value written by ``Vault/setValue(_:schemaVersion:service:account:label:generic:)``.
+    /// The secret decoded as a value written by ``Vault/setValue(_:schemaVersion:service:account:label:generic:)-5v2hy``.
     ///
     /// - Throws: ``VaultError/valueNotDecodable``, ``VaultError/unsupportedValueEncoding(version:)``.
     public func value<Value: Decodable>(_ type: Value.Type = Value.self) throws(VaultError) -> Value {

@@ -73,7 +73,7 @@ extension VaultError {
         VaultError(.unsupportedFormatVersion, formatVersion: version)
     }
     /// The vault is of an old format that has nothing to verify its rows with (format 1,
-    /// before the manifest): open it with ``Vault/upgrade(at:passphrase:busyTimeout:)``
+    /// before the manifest): open it with ``Vault/upgrade(at:passphrase:busyTimeout:)-280ty``
     /// (`vault upgrade`) if you trust the file as it is.
     public static func formatUpgradeRequired(version: Int) -> VaultError {
         VaultError(.formatUpgradeRequired, formatVersion: version)
@@ -83,7 +83,7 @@ extension VaultError {
     /// Authentication failed: an item or the header was modified, moved or replaced.
     public static func tampered(reason: Reason) -> VaultError { VaultError(.tampered, reason: reason) }
     /// The vault file holds an older state than one this user has already seen or
-    /// written (see ``Vault/useRollbackGuard(_:acceptingCurrentState:)``).
+    /// written (see ``Vault/useRollbackGuard(_:acceptingCurrentState:)-5nooc``).
     public static func rolledBack(path: String, seenGeneration: UInt64, fileGeneration: UInt64) -> VaultError {
         VaultError(.rolledBack, path: path, seenGeneration: seenGeneration, fileGeneration: fileGeneration)
     }
@@ -111,11 +111,11 @@ extension VaultError {
     public static func symbolicLink(path: String) -> VaultError { VaultError(.symbolicLink, path: path) }
     /// Another process re-keyed the vault and this handle cannot follow; open it again.
     public static let keyChanged = VaultError(.keyChanged)
-    /// The vault was closed with ``Vault/close()``.
+    /// The vault was closed with ``Vault/close()-hsjn``.
     public static let closed = VaultError(.closed)
     /// A ``VaultBatch`` was used after its closure returned, or from another thread.
     public static let batchEnded = VaultError(.batchEnded)
-    /// The `Vault` was called from inside one of its own ``Vault/batch(_:)`` closures.
+    /// The `Vault` was called from inside one of its own ``Vault/batch(_:)->_`` closures.
     public static let reentrantCall = VaultError(.reentrantCall)
     /// The stored secret is not valid UTF-8, so it cannot be returned as a `String`.
     public static let secretNotUTF8 = VaultError(.secretNotUTF8)

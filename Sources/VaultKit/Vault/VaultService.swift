@@ -30,7 +30,7 @@ public struct VaultService: Sendable {
 
     // MARK: Writing
 
-    /// Adds or updates the item of `account`; see ``Vault/set(_:service:account:label:generic:)-(SecretBytes,_,_,_,_)``.
+    /// Adds or updates the item of `account`; see ``Vault/set(_:service:account:label:generic:)-2ql8n``.
     public func set(_ secret: SecretBytes, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try vault.set(secret, service: name, account: account, label: label, generic: generic)
     }
@@ -46,7 +46,7 @@ public struct VaultService: Sendable {
     }
 
     /// Adds or updates the item of `account` with a `Codable` value; see
-    /// ``Vault/setValue(_:schemaVersion:service:account:label:generic:)``.
+    /// ``Vault/setValue(_:schemaVersion:service:account:label:generic:)-5v2hy``.
     public func setValue(_ value: some Encodable, schemaVersion: Int = 0, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try vault.setValue(value, schemaVersion: schemaVersion, service: name, account: account, label: label, generic: generic)
     }
@@ -85,7 +85,7 @@ public struct VaultService: Sendable {
 
     // MARK: Reading
 
-    /// The item and secret of `account`, or `nil` if there is none; see ``Vault/entry(service:account:)``.
+    /// The item and secret of `account`, or `nil` if there is none; see ``Vault/entry(service:account:)-80xap``.
     public func entry(account: String) throws(VaultError) -> VaultEntry? {
         try vault.entry(service: name, account: account)
     }
@@ -105,7 +105,7 @@ public struct VaultService: Sendable {
         try vault.data(service: name, account: account)
     }
 
-    /// The `Codable` value of `account`; see ``Vault/value(_:service:account:)``.
+    /// The `Codable` value of `account`; see ``Vault/value(_:service:account:)-6vyvb``.
     public func value<Value: Decodable>(_ type: Value.Type = Value.self, account: String) throws(VaultError) -> Value {
         try vault.value(type, service: name, account: account)
     }
