@@ -34,9 +34,25 @@ start)
         --encoding=UTF8 --no-instructions >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
     rm -f "$dir/data/.pw"
+    # TLS: a throwaway CA signs the server's certificate for 127.0.0.1 only, so tests can
+    # connect with sslmode=verify-full, see a name mismatch (host "localhost"), and hold
+    # an unrelated CA as a client that trusts the wrong authority would.
+    tls="$dir/tls"
+    mkdir -m 0755 "$tls"
+    new_key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:prime256v1 -out "$1" 2>/dev/null; }
+    new_key "$tls/ca.key" && new_key "$tls/other-ca.key" && new_key "$tls/server.key"
+    openssl req -x509 -new -key "$tls/ca.key" -subj "/CN=VaultKit test CA" -days 7 -out "$tls/ca.pem" 2>/dev/null
+    openssl req -x509 -new -key "$tls/other-ca.key" -subj "/CN=Another CA" -days 7 -out "$tls/other-ca.pem" 2>/dev/null
+    openssl req -new -key "$tls/server.key" -subj "/CN=127.0.0.1" -out "$tls/server.csr" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1\n' >"$tls/server.ext"
+    openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" -CAcreateserial -days 7 \
+        -extfile "$tls/server.ext" -out "$tls/server.pem" 2>/dev/null
+    rm -f "$tls/ca.key" "$tls/other-ca.key" "$tls/server.csr" "$tls/server.ext" "$tls/ca.srl"
+    chmod 0600 "$tls/server.key"
+    [[ $(id -u) -eq 0 ]] && chown nobody "$tls/server.key"
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     as_owner "$bindir/pg_ctl" -D "$dir/data/cluster" -l "$dir/data/server.log" -w -s \
-        -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir/socket -c fsync=on" start >&2
+        -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir/socket -c fsync=on -c ssl=on -c ssl_cert_file=$tls/server.pem -c ssl_key_file=$tls/server.key" start >&2
     (umask 077; printf '127.0.0.1:%s:*:postgres:%s\n127.0.0.1:%s:*:vaultkit:%s\n' "$port" "$password" "$port" "$password" >"$dir/pgpass")
     # The test role: not a superuser, owning its database. SQL on stdin, not in argv.
     PGPASSFILE="$dir/pgpass" "$bindir/psql" -q -X -v ON_ERROR_STOP=1 "postgresql://postgres@127.0.0.1:$port/postgres" >&2 <<SQL
@@ -46,6 +62,8 @@ SQL
     echo "export VAULTKIT_TEST_POSTGRES_URL=postgresql://vaultkit@127.0.0.1:$port/vaultkit"
     echo "export PGPASSFILE=$dir/pgpass"
     echo "export VAULTKIT_TEST_POSTGRES_DIR=$dir"
+    echo "export VAULTKIT_TEST_POSTGRES_CA=$tls/ca.pem"
+    echo "export VAULTKIT_TEST_POSTGRES_OTHER_CA=$tls/other-ca.pem"
     ;;
 stop)
     dir=${2:?usage: postgres-test-cluster.sh stop DIR}

@@ -55,7 +55,8 @@ final class PostgresConnection {
             // The server was reached and a password was sent: the credentials were refused
             // (libpq gives no SQLSTATE for a failed connection).
             let refused = PQconnectionUsedPassword(handle) != 0
-            throw PostgresFailure(sqlState: nil, message: message, connectionLost: true, neverConnected: true, credentialsRefused: refused)
+            throw PostgresFailure(sqlState: nil, message: message, connectionLost: true, neverConnected: true, credentialsRefused: refused,
+                                  tlsFailed: Self.isTLSFailure(message))
         }
         // Server notices ("relation already exists, skipping") are not the caller's
         // business: libpq would print them to standard error.
@@ -67,6 +68,14 @@ final class PostgresConnection {
 
     deinit {
         PQfinish(handle)
+    }
+
+    /// Whether a failed connection failed in TLS: the server's certificate did not verify
+    /// against `sslrootcert`, named another host (`verify-full`), or the server offered no
+    /// TLS where the connection string requires it. libpq says so only in its message,
+    /// whose translations keep "SSL".
+    static func isTLSFailure(_ message: String) -> Bool {
+        message.contains("SSL") || message.contains("certificate")
     }
 
     /// Runs one or more statements without parameters (the simple protocol): the result
@@ -168,4 +177,6 @@ struct PostgresFailure: Error {
     var neverConnected = false
     /// The server refused the password it was sent.
     var credentialsRefused = false
+    /// TLS failed: the server could not be verified (see ``PostgresConnection/isTLSFailure(_:)``).
+    var tlsFailed = false
 }

@@ -482,6 +482,7 @@ package final class PostgresVaultStorage: VaultStorage {
         // libpq text may quote the connection string): the failure is told by its errno.
         guard let state = failure.sqlState, !failure.connectionLost else {
             if failure.credentialsRefused { return .unavailable(location: location, errno: EACCES) }
+            if failure.tlsFailed { return .unavailable(location: location, errno: EPROTO) }
             return .unavailable(location: location, errno: failure.neverConnected ? ECONNREFUSED : ECONNRESET)
         }
         switch state {

@@ -240,6 +240,24 @@ struct PostgresCLI {
         #expect(!log.stderr.contains("Hunter2Pass") && !log.stdout.contains("Hunter2Pass"))
     }
 
+    /// TLS options travel in the URL's query, as libpq reads them: a verified server is
+    /// used, an unverifiable one refused with the cause named.
+    @Test func tlsOptionsInTheURLAreHonoured() throws {
+        guard let ca = ProcessInfo.processInfo.environment["VAULTKIT_TEST_POSTGRES_CA"],
+              let otherCA = ProcessInfo.processInfo.environment["VAULTKIT_TEST_POSTGRES_OTHER_CA"]
+        else { Issue.record("VAULTKIT_TEST_POSTGRES_CA is not set (scripts/postgres-test-cluster.sh)"); return }
+        let server = try PostgresCLI.serverURL(), name = "#tls-" + UUID().uuidString.lowercased()
+        let cli = CLI()
+        let verified = server + "?sslmode=verify-full&sslrootcert=" + ca + name
+        #expect(try cli.run(["init", "--vault", verified] + CLI.cheapKDF, vault: false).status == 0)
+        #expect(try cli.run(["set", "s", "a", "--vault", verified], stdin: Data("over TLS\n".utf8), vault: false).status == 0)
+        #expect(try cli.run(["get", "s", "a", "--vault", verified], vault: false).stdout == "over TLS\n")
+        let untrusted = try cli.run(["get", "s", "a", "--vault", server + "?sslmode=verify-full&sslrootcert=" + otherCA + name], vault: false)
+        #expect(untrusted.status == 1)
+        #expect(untrusted.stdout.isEmpty)
+        #expect(untrusted.stderr.contains("TLS failed: the server's certificate does not verify"), "\(untrusted.stderr)")
+    }
+
     /// File-only commands say so before asking for anything; `lock` has nothing to do.
     @Test func fileOnlyCommandsNeedAVaultFile() throws {
         let postgres = try PostgresCLI()

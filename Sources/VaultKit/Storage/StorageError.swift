@@ -27,7 +27,8 @@ package enum StorageError: Error, Equatable {
     /// Creating: a vault already exists at `location`.
     case alreadyExists(location: String)
     /// The storage could not be reached or refused the session (a database server):
-    /// `errno` says how (`ECONNREFUSED`, `ECONNRESET`, `EACCES` for refused credentials).
+    /// `errno` says how (`ECONNREFUSED`, `ECONNRESET`, `EACCES` for refused credentials,
+    /// `EPROTO` for a TLS connection whose server could not be verified).
     case unavailable(location: String, errno: Int32)
 }
 
