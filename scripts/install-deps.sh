@@ -49,7 +49,8 @@ if [[ "${1:-}" == "--test" && "$(uname)" != "Darwin" ]] && ! python3 -c "import 
 fi
 
 # The PostgreSQL engine (VaultKitPostgres) builds against libpq; its tests start a
-# throwaway server from Debian's postgresql package (scripts/postgres-test-cluster.sh).
+# throwaway server from Debian's postgresql package (scripts/postgres-test-cluster.sh),
+# with TLS certificates from openssl.
 # Benchmarks/run-quick.sh (called by scripts/test.sh) reports instruction-count ratios
 # under valgrind's callgrind (Benchmarks/check-ratios.sh).
 if [[ "$(uname)" != "Darwin" ]]; then
@@ -57,6 +58,10 @@ if [[ "$(uname)" != "Darwin" ]]; then
     pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
     if [[ "${1:-}" == "--test" ]] && ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
         missing+=(postgresql)
+    fi
+    # The throwaway server's TLS certificates (a test CA) are made with openssl.
+    if [[ "${1:-}" == "--test" ]] && ! command -v openssl >/dev/null 2>&1; then
+        missing+=(openssl)
     fi
     if [[ "${1:-}" == "--test" ]] && ! command -v callgrind_annotate >/dev/null 2>&1; then
         missing+=(valgrind)
