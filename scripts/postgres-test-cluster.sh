@@ -9,7 +9,9 @@
 # refuses to run as root), listening on a free port of 127.0.0.1 and a Unix socket in that
 # directory, scram-sha-256 password auth for everyone, a role and database `vaultkit`
 # with a random password. Prints VAULTKIT_TEST_POSTGRES_URL (no password),
-# PGPASSFILE (0600, holding the password; libpq reads it) and VAULTKIT_TEST_POSTGRES_DIR.
+# PGPASSFILE (0600, holding the password; libpq reads it), VAULTKIT_TEST_POSTGRES_DIR,
+# and VAULTKIT_TEST_POSTGRES_CA / _OTHER_CA: the CA that signed the server's TLS
+# certificate (for 127.0.0.1) and an unrelated one.
 # stop DIR: stops that server and removes its directory.
 set -euo pipefail
 
