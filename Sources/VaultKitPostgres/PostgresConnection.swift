@@ -27,12 +27,15 @@ final class PostgresConnection {
         case int64(Int64)
         case nullBytes
         case nullInt64
+        /// A one-dimensional `bytea[]` without NULLs.
+        case byteaArray([[UInt8]])
 
         fileprivate var typeOID: Oid {
             switch self {
             case .bytes, .nullBytes: 17  // bytea
             case .text: 25  // text
             case .int64, .nullInt64: 20  // int8
+            case .byteaArray: 1001  // bytea[]
             }
         }
 
@@ -42,9 +45,22 @@ final class PostgresConnection {
             case .bytes(let bytes): buffer += bytes
             case .text(let text): buffer += text.utf8
             case .int64(let value): withUnsafeBytes(of: value.bigEndian) { buffer += $0 }
+            case .byteaArray(let elements):
+                // The binary array format: dimensions, a has-NULLs flag, the element type,
+                // each dimension's length and lower bound, then each element's length and bytes.
+                let header: [Int32] = [1, 0, 17, Int32(elements.count), 1]
+                for value in header { Self.append(value, to: &buffer) }
+                for element in elements {
+                    Self.append(Int32(element.count), to: &buffer)
+                    buffer += element
+                }
             case .nullBytes, .nullInt64: return false
             }
             return true
+        }
+
+        private static func append(_ value: Int32, to buffer: inout [UInt8]) {
+            withUnsafeBytes(of: value.bigEndian) { buffer += $0 }
         }
     }
 
@@ -74,6 +90,8 @@ final class PostgresConnection {
     /// the server's replies to a long pipeline must not fill the socket while libpq is
     /// still writing to it.
     private static let queueLimit = 256
+    /// How many round trips this session has made (what the tests count).
+    private(set) var roundTrips = 0
 
     /// Connects and sets the session up: durable commits and the lock wait limit.
     init(conninfo: String, password: String?, lockTimeoutMilliseconds: Int) throws(PostgresFailure) {
@@ -106,6 +124,7 @@ final class PostgresConnection {
     /// sending the queued ones.
     func execute(_ sql: String) throws(PostgresFailure) {
         try flush()
+        roundTrips += 1
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result)
@@ -155,6 +174,7 @@ final class PostgresConnection {
     /// every result, and returns the last one, which the caller clears.
     private func run(_ statements: [Statement]) throws(PostgresFailure) -> OpaquePointer {
         guard PQenterPipelineMode(handle) == 1 else { throw connectionFailure() }
+        roundTrips += 1
         // For each statement, whether this pipeline prepares it (its result comes first).
         var preparing: [StatementKey?] = []
         for statement in statements {

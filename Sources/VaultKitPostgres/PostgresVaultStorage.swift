@@ -28,7 +28,7 @@ import VaultKit
 ///   results the engine does not need wait and travel with the next statement, the last
 ///   ones with `COMMIT`. The steady-state statements per operation are listed in
 ///   Benchmarks/README.md, "PostgreSQL".
-package final class PostgresVaultStorage: VaultStorage {
+package final class PostgresVaultStorage: BulkInsertingStorage {
     package let location: String
     private let vault: String
     /// Where the vault is, for connections besides ``connection`` (``sharedLock(named:)``).
@@ -356,12 +356,20 @@ package final class PostgresVaultStorage: VaultStorage {
             """, [.text(vault), .bytes(lookupID), .bytes(serviceTag), .bytes(Array(nonce)), .bytes(sealed)])
     }
 
-    /// One statement inserts the row or, when one is in its place, returns that one (from
-    /// the statement's snapshot, taken before the insert), which the engine reads next
-    /// to replace it: a `set` of an existing item saves a round trip.
+    /// One statement inserts the row or, when one is in its place, returns that one, which
+    /// the engine reads next to replace it: a `set` of an existing item saves a round trip.
     package func insertIfAbsent(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(StorageError) -> Bool {
         foundRow = nil
-        return try run { () throws in
+        let (inserted, found) = try insertOrFind(StoredRow(lookupID: lookupID, serviceTag: serviceTag, nonce: Array(nonce), sealed: sealed))
+        if inTransaction, let found { foundRow = (found.lookupID, found.serviceTag, found.nonce, found.sealed) }
+        return inserted
+    }
+
+    /// Inserts `row` unless one is in its place, and returns that one, as the statement's
+    /// snapshot (taken before the insert) shows it; `nil` also when the snapshot shows none
+    /// or two (a read of a row stored twice must see both).
+    private func insertOrFind(_ row: StoredRow) throws(StorageError) -> (inserted: Bool, found: StoredRow?) {
+        try run { () throws in
             try connection.query("""
                 WITH inserted AS (
                     INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)
@@ -369,13 +377,77 @@ package final class PostgresVaultStorage: VaultStorage {
                 )
                 SELECT (SELECT count(*) FROM inserted), i.service_tag, i.nonce, i.sealed
                 FROM (SELECT 1) AS one LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = $2
-                """, [.text(vault), .bytes(lookupID), .bytes(serviceTag), .bytes(Array(nonce)), .bytes(sealed)]) { rows in
+                """, [.text(vault), .bytes(row.lookupID), .bytes(row.serviceTag), .bytes(row.nonce), .bytes(row.sealed)]) { rows in
                 let inserted = rows.count > 0 && rows.int64(0, 0) == 1
-                // Kept only when unambiguous: a read of a row stored twice must see both.
-                if !inserted, inTransaction, rows.count == 1, !rows.isNull(0, 1) {
-                    foundRow = (lookupID, rows.array(0, 1), rows.array(0, 2), rows.array(0, 3))
+                guard !inserted, rows.count == 1, !rows.isNull(0, 1) else { return (inserted, nil) }
+                return (false, StoredRow(lookupID: row.lookupID, serviceTag: rows.array(0, 1), nonce: rows.array(0, 2), sealed: rows.array(0, 3)))
+            }
+        }
+    }
+
+    // MARK: Bulk inserts
+
+    /// Rows per statement: about 150 KiB of parameters for small items, and the round
+    /// trip becomes a small part of each row's cost.
+    package var bulkInsertLimit: Int { 1_000 }
+
+    /// All rows in one statement (arrays of each column, `unnest`ed), which returns for each
+    /// whether it went in and, if not, the row in its place.
+    package func insertAllIfAbsent(_ rows: [StoredRow]) throws(StorageError) -> [StoredRow?] {
+        foundRow = nil
+        if rows.count == 1 {
+            let (inserted, found) = try insertOrFind(rows[0])
+            return [try rowInPlace(of: rows[0], inserted: inserted, found: found)]
+        }
+        let results = try run { () throws in
+            try connection.query("""
+                WITH new AS (
+                    SELECT * FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::bytea[])
+                        WITH ORDINALITY AS n(lookup_id, service_tag, nonce, sealed, position)
+                ), inserted AS (
+                    INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed)
+                    SELECT $1, lookup_id, service_tag, nonce, sealed FROM new ORDER BY position
+                    ON CONFLICT (vault, lookup_id) DO NOTHING
+                    RETURNING lookup_id
+                )
+                SELECT (inserted.lookup_id IS NOT NULL)::int::int8, i.service_tag, i.nonce, i.sealed
+                FROM new
+                LEFT JOIN inserted ON inserted.lookup_id = new.lookup_id
+                LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = new.lookup_id
+                ORDER BY new.position
+                """, [.text(vault), .byteaArray(rows.map(\.lookupID)), .byteaArray(rows.map(\.serviceTag)),
+                      .byteaArray(rows.map(\.nonce)), .byteaArray(rows.map(\.sealed))]) { result -> [(Bool, StoredRow?)] in
+                // One result row per row given: more means a lookup id stored twice.
+                guard result.count == rows.count else { throw StorageError.corrupted(reason: .rowStoredTwice) }
+                return rows.indices.map { index in
+                    if result.int64(index, 0) == 1 || result.isNull(index, 1) { return (result.int64(index, 0) == 1, nil) }
+                    return (false, StoredRow(lookupID: rows[index].lookupID, serviceTag: result.array(index, 1),
+                                             nonce: result.array(index, 2), sealed: result.array(index, 3)))
                 }
-                return inserted
+            }
+        }
+        var found: [StoredRow?] = []
+        found.reserveCapacity(rows.count)
+        for (row, (inserted, existing)) in zip(rows, results) {
+            found.append(try rowInPlace(of: row, inserted: inserted, found: existing))
+        }
+        return found
+    }
+
+    /// `nil` for a row inserted, else the row in its place: as the inserting statement
+    /// found it, or read afresh when that statement's snapshot did not show it (committed
+    /// by another session after the snapshot, before the insert).
+    private func rowInPlace(of row: StoredRow, inserted: Bool, found: StoredRow?) throws(StorageError) -> StoredRow? {
+        if inserted { return nil }
+        if let found { return found }
+        let lookupID = row.lookupID
+        return try run { () throws in
+            try connection.query("SELECT service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2",
+                                 [.text(vault), .bytes(lookupID)]) { rows in
+                guard rows.count < 2 else { throw StorageError.corrupted(reason: .rowStoredTwice) }
+                // Deleted again meanwhile: only another session, not a writer of this vault, could.
+                guard rows.count == 1 else { throw StorageError.corrupted(reason: .unexpectedStorageError) }
+                return StoredRow(lookupID: lookupID, serviceTag: rows.array(0, 0), nonce: rows.array(0, 1), sealed: rows.array(0, 2))
             }
         }
     }
