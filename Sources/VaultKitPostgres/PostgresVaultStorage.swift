@@ -237,6 +237,17 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
         PostgresSnapshot(text)?.version(ownTransaction: ownTransaction) ?? PostgresSnapshot.version(ofText: text)
     }
 
+    /// The last snapshot a lone item read saw, and its version: a steady stream of reads
+    /// sees the same text, which then needs no parsing.
+    private var lastReadSnapshot: (text: [UInt8], version: Int64)?
+
+    private func version(ofReadSnapshot bytes: UnsafeRawBufferPointer) -> Int64 {
+        if let last = lastReadSnapshot, last.text.elementsEqual(bytes) { return last.version }
+        let version = version(ofSnapshot: String(decoding: bytes, as: UTF8.self))
+        lastReadSnapshot = (Array(bytes), version)
+        return version
+    }
+
     // MARK: Header
 
     package func readHeader() throws(StorageError) -> VaultHeader {
@@ -298,7 +309,7 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
                 LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = $2
                 """, [.text(vault), .bytes(lookupID)]) { rows in
                 guard rows.count == 1 else { throw StorageError.corrupted(reason: .rowStoredTwice) }
-                if !inTransaction { snapshotVersion = version(ofSnapshot: rows.text(0, 3)) }
+                if !inTransaction { snapshotVersion = version(ofReadSnapshot: rows.bytes(0, 3)) }
                 guard !rows.isNull(0, 0) else { return nil }
                 return try StorageFailure.passing { () throws(BodyError) in try body(rows.bytes(0, 0), rows.bytes(0, 1), rows.bytes(0, 2)) }
             }
@@ -391,8 +402,9 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
     /// trip becomes a small part of each row's cost.
     package var bulkInsertLimit: Int { 1_000 }
 
-    /// All rows in one statement (arrays of each column, `unnest`ed), which returns for each
-    /// whether it went in and, if not, the row in its place.
+    /// All rows in one statement (arrays of each column, `unnest`ed), which returns the rows
+    /// that did not go in, each with the row in its place (an import of new items returns
+    /// nothing, and looks nothing up).
     package func insertAllIfAbsent(_ rows: [StoredRow]) throws(StorageError) -> [StoredRow?] {
         foundRow = nil
         if rows.count == 1 {
@@ -410,20 +422,22 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
                     ON CONFLICT (vault, lookup_id) DO NOTHING
                     RETURNING lookup_id
                 )
-                SELECT (inserted.lookup_id IS NOT NULL)::int::int8, i.service_tag, i.nonce, i.sealed
-                FROM new
-                LEFT JOIN inserted ON inserted.lookup_id = new.lookup_id
-                LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = new.lookup_id
-                ORDER BY new.position
+                SELECT kept_out.position, i.service_tag, i.nonce, i.sealed
+                FROM (SELECT position, lookup_id FROM new WHERE lookup_id NOT IN (SELECT lookup_id FROM inserted)) AS kept_out
+                LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = kept_out.lookup_id
                 """, [.text(vault), .byteaArray(rows.map(\.lookupID)), .byteaArray(rows.map(\.serviceTag)),
                       .byteaArray(rows.map(\.nonce)), .byteaArray(rows.map(\.sealed))]) { result -> [(Bool, StoredRow?)] in
-                // One result row per row given: more means a lookup id stored twice.
-                guard result.count == rows.count else { throw StorageError.corrupted(reason: .rowStoredTwice) }
-                return rows.indices.map { index in
-                    if result.int64(index, 0) == 1 || result.isNull(index, 1) { return (result.int64(index, 0) == 1, nil) }
-                    return (false, StoredRow(lookupID: rows[index].lookupID, serviceTag: result.array(index, 1),
-                                             nonce: result.array(index, 2), sealed: result.array(index, 3)))
+                var outcome = [(Bool, StoredRow?)](repeating: (true, nil), count: rows.count)
+                for line in 0..<result.count {
+                    let index = Int(result.int64(line, 0)) - 1
+                    guard outcome.indices.contains(index), outcome[index].0 else {
+                        // A position twice: its lookup id is stored twice.
+                        throw StorageError.corrupted(reason: .rowStoredTwice)
+                    }
+                    outcome[index] = result.isNull(line, 1) ? (false, nil) : (false, StoredRow(
+                        lookupID: rows[index].lookupID, serviceTag: result.array(line, 1), nonce: result.array(line, 2), sealed: result.array(line, 3)))
                 }
+                return outcome
             }
         }
         var found: [StoredRow?] = []
