@@ -156,6 +156,16 @@ final class PostgresConnection {
     /// Runs one statement after the queued ones, in one round trip; its rows (binary) go
     /// to `body`, which may throw anything: its errors come back unchanged.
     func query<Result>(_ sql: String, _ parameters: [Parameter] = [], _ body: (PostgresRows) throws -> Result) throws -> Result {
+        // Alone and prepared (a steady read): libpq's plain call, without pipeline mode's steps.
+        if queued.isEmpty, let name = prepared[StatementKey(sql: sql, types: parameters.map(\.typeOID))] {
+            roundTrips += 1
+            let result = withEncoded(parameters) { count, values, lengths, formats in
+                PQexecPrepared(handle, name, count, values, lengths, formats, 1)
+            }
+            defer { PQclear(result) }
+            try check(result)
+            return try body(PostgresRows(result: result!))
+        }
         let statements = queued + [Statement(sql: sql, parameters: parameters)]
         queued.removeAll()
         let result = try run(statements)
@@ -190,7 +200,10 @@ final class PostgresConnection {
                 prepares = key
             }
             preparing.append(prepares)
-            guard send(name!, statement.parameters) == 1 else { throw abandonPipeline() }
+            let sent = withEncoded(statement.parameters) { count, values, lengths, formats in
+                PQsendQueryPrepared(handle, name!, count, values, lengths, formats, 1)
+            }
+            guard sent == 1 else { throw abandonPipeline() }
         }
         guard PQpipelineSync(handle) == 1 else { throw abandonPipeline() }
 
@@ -224,8 +237,11 @@ final class PostgresConnection {
         return last
     }
 
-    /// Sends one prepared statement with its parameters in binary.
-    private func send(_ name: String, _ parameters: [Parameter]) -> Int32 {
+    /// Calls `body` with the parameters in libpq's form: count, values, lengths, formats (binary).
+    private func withEncoded<Result>(
+        _ parameters: [Parameter],
+        _ body: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> Result
+    ) -> Result {
         // One buffer for every value (never empty, so a zero-length value has an address).
         var buffer: [UInt8] = []
         var offsets: [Int?] = []
@@ -242,7 +258,7 @@ final class PostgresConnection {
             let values: [UnsafePointer<CChar>?] = offsets.map { offset in
                 offset.map { bytes.baseAddress!.advanced(by: $0).assumingMemoryBound(to: CChar.self) }
             }
-            return PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 1)
+            return body(Int32(parameters.count), values, lengths, formats)
         }
     }
 

@@ -26,8 +26,9 @@ import VaultKit
 /// - Round trips (``PostgresConnection``): `BEGIN`, the lock and the header row
 ///   (``PostgresHeaderRow``, kept for the transaction) travel together; writes whose
 ///   results the engine does not need wait and travel with the next statement, the last
-///   ones with `COMMIT`. The steady-state statements per operation are listed in
-///   Benchmarks/README.md, "PostgreSQL".
+///   ones with `COMMIT`. A batch's `set`s arrive together (``BulkInsertingStorage``), up
+///   to 1,000 rows per statement. The steady-state statements per operation are listed
+///   in Benchmarks/README.md, "PostgreSQL".
 package final class PostgresVaultStorage: BulkInsertingStorage {
     package let location: String
     private let vault: String

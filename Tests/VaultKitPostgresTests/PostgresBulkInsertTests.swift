@@ -38,11 +38,8 @@ import VaultKit
     /// first); a caller that catches that and goes on still gets the batch's failure, and
     /// nothing of it is written. (In a schema of its own: the check is on the table.)
     @Test func aGatheredInsertFailingFailsItsBatchEvenIfCaught() throws {
-        let url = try TestServer.url()
-        let schema = "s_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let (location, schema) = try TestServer.locationInNewSchema()
         let attacker = try TestServer.attacker()
-        try attacker.execute("CREATE SCHEMA \(schema)")
-        let location = try PostgresVaultLocation(url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)", vaultName: "v")
         let vault = try Vault.create(postgres: location, key: VaultKey.random())
         try vault.set("kept", service: "s", account: "a")
         try attacker.execute("ALTER TABLE \(schema).vaultkit_items ADD CONSTRAINT small CHECK (length(sealed) < 1000)")

@@ -40,10 +40,7 @@ import VaultKit
     /// A statement that failed to prepare (here: no tables yet) is not taken for prepared:
     /// once the tables exist, the same connection prepares and runs it.
     @Test func aStatementThatFailedToPrepareIsPreparedAgain() throws {
-        let url = try TestServer.url()
-        let schema = "s_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try TestServer.attacker().execute("CREATE SCHEMA \(schema)")
-        let location = try PostgresVaultLocation(url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)", vaultName: "v")
+        let location = try TestServer.locationInNewSchema().location
         let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 1_000)
         #expect(throws: StorageError.notFound(location: location.description)) { try storage.readMasterKeyCheck() }
         let key = VaultKey.random()
