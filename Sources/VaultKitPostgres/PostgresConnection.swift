@@ -2,13 +2,22 @@ internal import CLibPQ
 import Foundation
 import VaultKit
 
-/// One libpq connection: statements with binary parameters and binary results, and
-/// failures as ``PostgresFailure`` with any password removed from the server's text.
+/// One libpq connection: prepared statements with binary parameters and binary results,
+/// sent in pipelines, and failures as ``PostgresFailure`` with any password removed from
+/// the server's text.
 ///
 /// Why libpq and blocking calls: the storage seam is blocking and runs on threads the
 /// vault owns, so a blocking client needs no bridging; libpq reads the password from
 /// `PGPASSFILE`, `~/.pgpass` or `PGPASSWORD` by itself, and does TLS with certificate
 /// verification (`sslmode=verify-full`) over the system's OpenSSL.
+///
+/// Why pipelines and prepared statements: on a local server a round trip costs more than
+/// the statement it carries, and parsing and planning a statement costs about as much
+/// again. So every statement is prepared once per session (named by its text), and
+/// statements whose results are only checked (``enqueue(_:_:)``) wait and travel with
+/// the next one that returns rows, in one pipeline: one round trip for all of them.
+/// The first failure in a pipeline is the one thrown; the server skips the rest and
+/// leaves an open transaction aborted, so the caller's `ROLLBACK` undoes all of it.
 final class PostgresConnection {
     /// A statement parameter, sent in binary with its type named, so no value is ever
     /// spliced into SQL text.
@@ -18,29 +27,71 @@ final class PostgresConnection {
         case int64(Int64)
         case nullBytes
         case nullInt64
+        /// A one-dimensional `bytea[]` without NULLs.
+        case byteaArray([[UInt8]])
 
         fileprivate var typeOID: Oid {
             switch self {
             case .bytes, .nullBytes: 17  // bytea
             case .text: 25  // text
             case .int64, .nullInt64: 20  // int8
+            case .byteaArray: 1001  // bytea[]
             }
         }
 
-        /// The binary value, `nil` for SQL NULL.
-        fileprivate var encoded: [UInt8]? {
+        /// Appends the binary value to `buffer`; `false` for SQL NULL.
+        fileprivate func encode(into buffer: inout [UInt8]) -> Bool {
             switch self {
-            case .bytes(let bytes): bytes
-            case .text(let text): Array(text.utf8)
-            case .int64(let value): withUnsafeBytes(of: value.bigEndian) { Array($0) }
-            case .nullBytes, .nullInt64: nil
+            case .bytes(let bytes): buffer += bytes
+            case .text(let text): buffer += text.utf8
+            case .int64(let value): withUnsafeBytes(of: value.bigEndian) { buffer += $0 }
+            case .byteaArray(let elements):
+                // The binary array format: dimensions, a has-NULLs flag, the element type,
+                // each dimension's length and lower bound, then each element's length and bytes.
+                let header: [Int32] = [1, 0, 17, Int32(elements.count), 1]
+                for value in header { Self.append(value, to: &buffer) }
+                for element in elements {
+                    Self.append(Int32(element.count), to: &buffer)
+                    buffer += element
+                }
+            case .nullBytes, .nullInt64: return false
             }
+            return true
         }
+
+        private static func append(_ value: Int32, to buffer: inout [UInt8]) {
+            withUnsafeBytes(of: value.bigEndian) { buffer += $0 }
+        }
+    }
+
+    /// A statement and its parameters, waiting to be sent.
+    private struct Statement {
+        let sql: String
+        let parameters: [Parameter]
+    }
+
+    /// What names a prepared statement: its text and its parameters' types.
+    private struct StatementKey: Hashable {
+        let sql: String
+        let types: [Oid]
     }
 
     private let handle: OpaquePointer
     /// The password given in the connection string, if any: removed from every message.
     private let password: String?
+    /// The session's prepared statements. A new connection starts with none, so a
+    /// reconnect never meets a name the server has forgotten.
+    private var prepared: [StatementKey: String] = [:]
+    /// The number in the next prepared statement's name (never reused in a session).
+    private var nextStatementNumber = 0
+    /// Statements whose results are only checked, sent with the next round trip.
+    private var queued: [Statement] = []
+    /// Beyond this many queued statements the queue is sent on its own: in blocking mode
+    /// the server's replies to a long pipeline must not fill the socket while libpq is
+    /// still writing to it.
+    private static let queueLimit = 256
+    /// How many round trips this session has made (what the tests count).
+    private(set) var roundTrips = 0
 
     /// Connects and sets the session up: durable commits and the lock wait limit.
     init(conninfo: String, password: String?, lockTimeoutMilliseconds: Int) throws(PostgresFailure) {
@@ -70,6 +121,10 @@ final class PostgresConnection {
         PQfinish(handle)
     }
 
+    /// Whether the session is over: the server closed it (a restart, a failover, an
+    /// administrator), which libpq learns when a call fails.
+    var isEnded: Bool { PQstatus(handle) == CONNECTION_BAD }
+
     /// Whether a failed connection failed in TLS: the server's certificate did not verify
     /// against `sslrootcert`, named another host (`verify-full`), or the server offered no
     /// TLS where the connection string requires it. libpq says so only in its message,
@@ -78,33 +133,57 @@ final class PostgresConnection {
         message.contains("SSL") || message.contains("certificate")
     }
 
-    /// Runs one or more statements without parameters (the simple protocol): the result
-    /// of the last one, as text, in `body`.
+    /// Runs one or more statements without parameters (the simple protocol), after
+    /// sending the queued ones.
     func execute(_ sql: String) throws(PostgresFailure) {
+        try flush()
+        roundTrips += 1
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result)
     }
 
-    /// Runs one statement, its rows (binary) given to `body`. `body` may throw anything:
-    /// its errors come back unchanged.
+    /// Queues a statement whose result is only checked: it is sent with the next
+    /// ``query(_:_:_:)`` or ``flush()``, and its failure is thrown there.
+    func enqueue(_ sql: String, _ parameters: [Parameter] = []) throws(PostgresFailure) {
+        queued.append(Statement(sql: sql, parameters: parameters))
+        if queued.count >= Self.queueLimit { try flush() }
+    }
+
+    /// How many statements wait to be sent.
+    var queuedCount: Int { queued.count }
+
+    /// Forgets the queued statements unsent (a transaction that rolls back anyway).
+    func discardQueued() {
+        queued.removeAll()
+    }
+
+    /// Sends the queued statements, in one round trip.
+    func flush() throws(PostgresFailure) {
+        guard !queued.isEmpty else { return }
+        let statements = queued
+        queued.removeAll()
+        PQclear(try run(statements))
+    }
+
+    /// Runs one statement after the queued ones, in one round trip; its rows (binary) go
+    /// to `body`, which may throw anything: its errors come back unchanged.
     func query<Result>(_ sql: String, _ parameters: [Parameter] = [], _ body: (PostgresRows) throws -> Result) throws -> Result {
-        let encoded = parameters.map(\.encoded)
-        let buffers = encoded.map { value -> UnsafeMutablePointer<CChar>? in
-            guard let bytes = value else { return nil }
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(bytes.count, 1))
-            bytes.withUnsafeBytes { if let base = $0.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: bytes.count) } }
-            return buffer
+        // Alone and prepared (a steady read): libpq's plain call, without pipeline mode's steps.
+        if queued.isEmpty, let name = prepared[StatementKey(sql: sql, types: parameters.map(\.typeOID))] {
+            roundTrips += 1
+            let result = withEncoded(parameters) { count, values, lengths, formats in
+                PQexecPrepared(handle, name, count, values, lengths, formats, 1)
+            }
+            defer { PQclear(result) }
+            try check(result)
+            return try body(PostgresRows(result: result!))
         }
-        defer { buffers.forEach { $0?.deallocate() } }
-        let types = parameters.map(\.typeOID)
-        let lengths = encoded.map { Int32($0?.count ?? 0) }
-        let formats = [Int32](repeating: 1, count: parameters.count)
-        let values: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0) } }
-        let result = PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+        let statements = queued + [Statement(sql: sql, parameters: parameters)]
+        queued.removeAll()
+        let result = try run(statements)
         defer { PQclear(result) }
-        try check(result)
-        return try body(PostgresRows(result: result!))
+        return try body(PostgresRows(result: result))
     }
 
     /// Runs one statement and returns how many rows it changed.
@@ -112,18 +191,122 @@ final class PostgresConnection {
         try query(sql, parameters) { rows in rows.changed }
     }
 
-    private func check(_ result: OpaquePointer?) throws(PostgresFailure) {
-        guard let result else {
-            throw PostgresFailure(sqlState: nil, message: Self.scrubbed(String(cString: PQerrorMessage(handle)), password: password), connectionLost: true)
+    // MARK: Pipelines
+
+    /// Sends `statements` in one pipeline (preparing those this session has not), reads
+    /// every result, and returns the last one, which the caller clears.
+    private func run(_ statements: [Statement]) throws(PostgresFailure) -> OpaquePointer {
+        guard PQenterPipelineMode(handle) == 1 else { throw connectionFailure() }
+        roundTrips += 1
+        // For each statement, whether this pipeline prepares it (its result comes first).
+        var preparing: [StatementKey?] = []
+        for statement in statements {
+            let key = StatementKey(sql: statement.sql, types: statement.parameters.map(\.typeOID))
+            var name = prepared[key]
+            var prepares: StatementKey?
+            if name == nil {
+                let new = "vk\(nextStatementNumber)"
+                nextStatementNumber += 1
+                guard PQsendPrepare(handle, new, statement.sql, Int32(key.types.count), key.types) == 1 else { throw abandonPipeline() }
+                prepared[key] = new
+                name = new
+                prepares = key
+            }
+            preparing.append(prepares)
+            let sent = withEncoded(statement.parameters) { count, values, lengths, formats in
+                PQsendQueryPrepared(handle, name!, count, values, lengths, formats, 1)
+            }
+            guard sent == 1 else { throw abandonPipeline() }
         }
+        guard PQpipelineSync(handle) == 1 else { throw abandonPipeline() }
+
+        var firstFailure: PostgresFailure?
+        var last: OpaquePointer?
+        for (index, prepares) in preparing.enumerated() {
+            if let prepares {
+                let result = try nextResult()
+                if PQresultStatus(result) != PGRES_COMMAND_OK {
+                    // Not prepared (failed, or skipped after an earlier failure).
+                    prepared[prepares] = nil
+                    if firstFailure == nil, let failure = failure(of: result) { firstFailure = failure }
+                }
+                PQclear(result)
+            }
+            let result = try nextResult()
+            if firstFailure == nil, let failure = failure(of: result) { firstFailure = failure }
+            if index == preparing.count - 1 { last = result } else { PQclear(result) }
+        }
+        let sync = PQgetResult(handle)
+        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+        guard synced, PQexitPipelineMode(handle) == 1, let last else {
+            PQclear(last)
+            throw firstFailure ?? connectionFailure()
+        }
+        if let firstFailure {
+            PQclear(last)
+            throw firstFailure
+        }
+        return last
+    }
+
+    /// Calls `body` with the parameters in libpq's form: count, values, lengths, formats (binary).
+    private func withEncoded<Result>(
+        _ parameters: [Parameter],
+        _ body: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> Result
+    ) -> Result {
+        // One buffer for every value (never empty, so a zero-length value has an address).
+        var buffer: [UInt8] = []
+        var offsets: [Int?] = []
+        var lengths: [Int32] = []
+        for parameter in parameters {
+            let start = buffer.count
+            let present = parameter.encode(into: &buffer)
+            offsets.append(present ? start : nil)
+            lengths.append(Int32(buffer.count - start))
+        }
+        buffer.append(0)
+        let formats = [Int32](repeating: 1, count: parameters.count)
+        return buffer.withUnsafeBytes { bytes in
+            let values: [UnsafePointer<CChar>?] = offsets.map { offset in
+                offset.map { bytes.baseAddress!.advanced(by: $0).assumingMemoryBound(to: CChar.self) }
+            }
+            return body(Int32(parameters.count), values, lengths, formats)
+        }
+    }
+
+    /// The next command's result, and the end marker after it.
+    private func nextResult() throws(PostgresFailure) -> OpaquePointer {
+        guard let result = PQgetResult(handle) else { throw connectionFailure() }
+        while let extra = PQgetResult(handle) { PQclear(extra) }
+        return result
+    }
+
+    /// A pipeline that could not be sent: the connection is broken.
+    private func abandonPipeline() -> PostgresFailure {
+        connectionFailure()
+    }
+
+    private func connectionFailure() -> PostgresFailure {
+        PostgresFailure(sqlState: nil, message: Self.scrubbed(String(cString: PQerrorMessage(handle)), password: password), connectionLost: true)
+    }
+
+    /// The failure a result reports; `nil` for success and for a statement the server
+    /// skipped after an earlier failure in the pipeline.
+    private func failure(of result: OpaquePointer) -> PostgresFailure? {
         switch PQresultStatus(result) {
-        case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
-            return
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_PIPELINE_ABORTED:
+            return nil
         default:
             let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
             let message = Self.scrubbed(String(cString: PQresultErrorMessage(result)), password: password)
-            throw PostgresFailure(sqlState: sqlState, message: message, connectionLost: PQstatus(handle) != CONNECTION_OK)
+            return PostgresFailure(sqlState: sqlState, message: message, connectionLost: PQstatus(handle) != CONNECTION_OK)
         }
+    }
+
+    private func check(_ result: OpaquePointer?) throws(PostgresFailure) {
+        guard let result else { throw connectionFailure() }
+        if let failure = failure(of: result) { throw failure }
     }
 
     /// `message` without the password, and on one line.

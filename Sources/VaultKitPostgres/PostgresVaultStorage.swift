@@ -14,20 +14,46 @@ import VaultKit
 ///   timeout is ``StorageError/busy(location:)``. Commits are durable (`synchronous_commit`
 ///   is set on per session).
 /// - Reads: one REPEATABLE READ, READ ONLY transaction, so a multi-row read sees one snapshot.
-/// - ``snapshotVersion``: a digest of the snapshot (`pg_current_snapshot()`), read after
-///   the write lock, by ``pinSnapshot()`` and with a lone item read; it changes whenever any transaction in the cluster commits, including one that
-///   changed rows without the engine (an attacker's). After its own commit the storage
-///   reports a version no snapshot ever has, so the engine checks the next snapshot
-///   afresh instead of assuming nothing else committed meanwhile.
-package final class PostgresVaultStorage: VaultStorage {
+/// - ``snapshotVersion``: names the set of transactions completed in the snapshot
+///   (``PostgresSnapshot``), read after the write lock, by ``pinSnapshot()`` and with a
+///   lone item read; it changes whenever any transaction in the cluster commits,
+///   including one that changed rows without the engine (an attacker's). A writer counts
+///   its own transaction as running until it commits; after the commit it reports the
+///   lock's snapshot with its own transaction completed, which is what any later snapshot
+///   shows exactly when nothing else committed since the lock. So what the engine
+///   verified survives its own writes, and any other commit, even one made while this
+///   writer held the lock, makes it verify again.
+/// - Round trips (``PostgresConnection``): `BEGIN`, the lock and the header row
+///   (``PostgresHeaderRow``, kept for the transaction) travel together; writes whose
+///   results the engine does not need wait and travel with the next statement, the last
+///   ones with `COMMIT`. A batch's `set`s arrive together (``BulkInsertingStorage``), up
+///   to 1,000 rows per statement. The steady-state statements per operation are listed
+///   in Benchmarks/README.md, "PostgreSQL".
+package final class PostgresVaultStorage: BulkInsertingStorage {
     package let location: String
     private let vault: String
     /// Where the vault is, for connections besides ``connection`` (``sharedLock(named:)``).
     private let vaultLocation: PostgresVaultLocation
-    /// Internal, not private: the tests read the session settings through it.
-    let connection: PostgresConnection
+    /// Internal, not private: the tests read the session settings through it. Replaced
+    /// by a new session when the server ended this one (``reconnectIfEnded()``).
+    private(set) var connection: PostgresConnection
+    private let lockTimeoutMilliseconds: Int
     private var inTransaction = false
     package private(set) var snapshotVersion: Int64 = -1
+    /// The header row read in the transaction in progress, until it ends or writes the header.
+    private var headerRow: PostgresHeaderRow?
+    /// In a write transaction: the snapshot read after the lock, and this session's
+    /// transaction id (the lock gave it one).
+    private var lockSnapshot: PostgresSnapshot?
+    private var ownTransaction: UInt64?
+    private var writing = false
+    /// Manifest digests known for a snapshot version: used in a write transaction, and in
+    /// a read transaction once ``pinSnapshot()`` has named its snapshot.
+    private var manifestCache = PostgresManifestCache()
+    private var manifestCacheUsable = false
+    /// The row ``insertIfAbsent(lookupID:serviceTag:nonce:sealed:)`` found in its place,
+    /// for the engine's next read of it (a `set` of an existing item reads it next).
+    private var foundRow: (lookupID: [UInt8], serviceTag: [UInt8], nonce: [UInt8], sealed: [UInt8])?
     /// Versions handed out after own commits: negative, never a snapshot's (those are >= 0).
     private var ownCommitVersion: Int64 = -1
 
@@ -35,6 +61,7 @@ package final class PostgresVaultStorage: VaultStorage {
         self.location = location.description
         vault = location.vaultName
         vaultLocation = location
+        self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
         do {
             connection = try PostgresConnection(conninfo: location.conninfo, password: location.password, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
         } catch {
@@ -116,119 +143,149 @@ package final class PostgresVaultStorage: VaultStorage {
     package func writeTransaction<Result, BodyError: Error>(_ body: () throws(BodyError) -> Result) throws(StorageFailure<BodyError>) -> Result {
         try StorageFailure<BodyError>.lift { () throws(StorageError) in
             try run { () throws in
-                try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+                // One round trip: BEGIN, the lock, then (a statement of its own, so its
+                // snapshot is taken after the lock: every earlier writer's commit is in it)
+                // the header row with the snapshot and this transaction's id.
+                try connection.enqueue("BEGIN ISOLATION LEVEL READ COMMITTED")
+                try connection.enqueue("SELECT 1 FROM vaultkit_header WHERE vault = $1 FOR UPDATE", [.text(vault)])
                 inTransaction = true
+                writing = true
                 do {
-                    let locked = try connection.query("SELECT 1 FROM vaultkit_header WHERE vault = $1 FOR UPDATE", [.text(vault)]) { $0.count }
-                    guard locked == 1 else { throw StorageError.notFound(location: location) }
-                    // The snapshot after the lock: every earlier writer's commit is in it.
-                    try readSnapshotVersion()
+                    guard let row = try currentHeaderRow() else { throw StorageError.notFound(location: location) }
+                    lockSnapshot = PostgresSnapshot(row.snapshot)
+                    ownTransaction = row.ownTransaction
+                    snapshotVersion = version(ofSnapshot: row.snapshot)
+                    manifestCache.use(snapshotVersion)
+                    manifestCacheUsable = true
                 } catch {
-                    try? connection.execute("ROLLBACK")
-                    inTransaction = false
+                    endTransaction(committing: false)
                     throw error
                 }
             }
         }
-        defer { inTransaction = false }
         do {
             let result = try StorageFailure<BodyError>.passing(body)
-            try StorageFailure<BodyError>.lift { () throws(StorageError) in try run { () throws in try connection.execute("COMMIT") } }
-            ownCommitVersion -= 1
-            snapshotVersion = ownCommitVersion
+            try StorageFailure<BodyError>.lift { () throws(StorageError) in
+                try run { () throws in
+                    try connection.enqueue("COMMIT")
+                    try connection.flush()
+                }
+            }
+            snapshotVersion = versionAfterOwnCommit()
+            manifestCache.carry(to: snapshotVersion)
+            endTransaction(committing: true)
             return result
         } catch {
-            try? connection.execute("ROLLBACK")
+            endTransaction(committing: false)
             throw error
         }
+    }
+
+    /// The version to report after this writer's commit: the lock's snapshot with this
+    /// transaction completed. Without that (no id, or too many ids running between), a
+    /// version no snapshot has, so the engine checks the next snapshot afresh.
+    private func versionAfterOwnCommit() -> Int64 {
+        if let ownTransaction, let version = lockSnapshot?.version(completing: ownTransaction) { return version }
+        ownCommitVersion -= 1
+        return ownCommitVersion
+    }
+
+    /// Ends the transaction in progress: forgets what it kept, and rolls back unless it
+    /// committed (the unsent writes are dropped: the rollback undoes what was sent).
+    private func endTransaction(committing: Bool) {
+        if !committing {
+            connection.discardQueued()
+            try? connection.execute("ROLLBACK")
+            if writing { manifestCache.forget() }
+        }
+        inTransaction = false
+        writing = false
+        manifestCacheUsable = false
+        headerRow = nil
+        lockSnapshot = nil
+        ownTransaction = nil
+        foundRow = nil
     }
 
     /// Runs `body` in one REPEATABLE READ snapshot; inside a write transaction, in that one.
     package func readTransaction<Result, BodyError: Error>(_ body: () throws(BodyError) -> Result) throws(StorageFailure<BodyError>) -> Result {
         if inTransaction { return try StorageFailure<BodyError>.passing(body) }
+        // Sent with the body's first statement; a body that reads nothing costs no round trip.
         try StorageFailure<BodyError>.lift { () throws(StorageError) in
-            try run { () throws in try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
+            try run { () throws in try connection.enqueue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
         }
         inTransaction = true
         defer {
-            inTransaction = false
-            try? connection.execute("COMMIT")
+            // Still queued: nothing was sent, so there is no transaction to end.
+            if connection.queuedCount > 0 { connection.discardQueued() } else { try? connection.execute("COMMIT") }
+            endTransaction(committing: true)
         }
         return try StorageFailure<BodyError>.passing(body)
     }
 
     package func pinSnapshot() throws(StorageError) {
-        try run { () throws in try readSnapshotVersion() }
+        try run { () throws in
+            let snapshot = try connection.query("SELECT pg_current_snapshot()::text") { $0.text(0, 0) }
+            snapshotVersion = version(ofSnapshot: snapshot)
+            // A read transaction's snapshot is now named: what it reads is that version's.
+            if inTransaction, !writing {
+                manifestCache.use(snapshotVersion)
+                manifestCacheUsable = true
+            }
+        }
     }
 
-    /// The current snapshot (`xmin:xmax:xip,...`) as a non-negative number: it changes when
-    /// any transaction completes, and comes back only if none has.
-    private func readSnapshotVersion() throws {
-        snapshotVersion = Self.version(ofSnapshot: try connection.query("SELECT pg_current_snapshot()::text") { $0.text(0, 0) })
+    /// The version of a snapshot this session read, its own transaction (if writing)
+    /// counted as running.
+    private func version(ofSnapshot text: String) -> Int64 {
+        PostgresSnapshot(text)?.version(ownTransaction: ownTransaction) ?? PostgresSnapshot.version(ofText: text)
     }
 
-    private static func version(ofSnapshot snapshot: String) -> Int64 {
-        Int64(bitPattern: StableHash.fnv1a(snapshot) & UInt64(Int64.max))
+    /// The last snapshot a lone item read saw, and its version: a steady stream of reads
+    /// sees the same text, which then needs no parsing.
+    private var lastReadSnapshot: (text: [UInt8], version: Int64)?
+
+    private func version(ofReadSnapshot bytes: UnsafeRawBufferPointer) -> Int64 {
+        if let last = lastReadSnapshot, last.text.elementsEqual(bytes) { return last.version }
+        let version = version(ofSnapshot: String(decoding: bytes, as: UTF8.self))
+        lastReadSnapshot = (Array(bytes), version)
+        return version
     }
 
     // MARK: Header
 
     package func readHeader() throws(StorageError) -> VaultHeader {
         try run { () throws in
-            try connection.query("""
-                SELECT format_version, vault_id, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit,
-                       master_key_nonce, wrapped_master_key, master_key_check
-                FROM vaultkit_header WHERE vault = $1
-                """, [.text(vault)]) { rows in
-                guard rows.count == 1 else { throw StorageError.notFound(location: location) }
-                let version = Int(rows.int64(0, 0))
-                guard version <= VaultHeader.currentFormatVersion else { throw StorageError.unsupportedFormatVersion(version) }
-                guard version >= 1 else { throw StorageError.corrupted(reason: .invalidFormatVersion) }
-                let keySource: VaultHeader.KeySource
-                switch rows.text(0, 2) {
-                case "argon2id13":
-                    let ops = rows.int64(0, 4)
-                    let memory = rows.int64(0, 5)
-                    guard !rows.isNull(0, 3), ops > 0, memory > 0,
-                          let parameters = try? KDFParameters(opsLimit: UInt64(ops), memoryLimit: Int(memory))
-                    else { throw StorageError.corrupted(reason: .kdfParametersOutOfBounds) }
-                    keySource = .passphrase(salt: rows.array(0, 3), parameters: parameters)
-                case "raw":
-                    keySource = .rawKey
-                default:
-                    throw StorageError.corrupted(reason: .unknownKDFAlgorithm)
-                }
-                return try VaultHeader(
-                    formatVersion: version, vaultID: rows.array(0, 1), keySource: keySource,
-                    masterKeyNonce: rows.array(0, 6), wrappedMasterKey: rows.array(0, 7), masterKeyCheck: rows.array(0, 8)
-                ).validated()
-            }
+            guard let row = try currentHeaderRow() else { throw StorageError.notFound(location: location) }
+            return try row.header()
         }
     }
 
     package func readMasterKeyCheck() throws(StorageError) -> [UInt8] {
         try run { () throws in
-            try connection.query("SELECT master_key_check FROM vaultkit_header WHERE vault = $1", [.text(vault)]) { rows in
-                guard rows.count == 1 else { throw StorageError.notFound(location: location) }
-                return rows.array(0, 0)
-            }
+            guard let row = try currentHeaderRow() else { throw StorageError.notFound(location: location) }
+            return row.masterKeyCheck
         }
+    }
+
+    /// The header row: the one this transaction read, else read now (and kept, in a transaction).
+    private func currentHeaderRow() throws -> PostgresHeaderRow? {
+        if inTransaction, let headerRow { return headerRow }
+        let row = try connection.query(PostgresHeaderRow.sql, [.text(vault)]) { PostgresHeaderRow($0) }
+        if inTransaction { headerRow = row }
+        return row
     }
 
     package func updateKeyWrapping(_ header: VaultHeader) throws(StorageError) {
-        try run { () throws in
-            _ = try connection.change("""
-                UPDATE vaultkit_header SET kdf_algorithm = $2, kdf_salt = $3, kdf_opslimit = $4, kdf_memlimit = $5,
-                    master_key_nonce = $6, wrapped_master_key = $7, master_key_check = $8
-                WHERE vault = $1
-                """, [.text(vault)] + Self.keyWrapping(header))
-        }
+        try write(changingHeader: true, """
+            UPDATE vaultkit_header SET kdf_algorithm = $2, kdf_salt = $3, kdf_opslimit = $4, kdf_memlimit = $5,
+                master_key_nonce = $6, wrapped_master_key = $7, master_key_check = $8
+            WHERE vault = $1
+            """, [.text(vault)] + Self.keyWrapping(header))
     }
 
     package func setFormatVersion(_ version: Int) throws(StorageError) {
-        try run { () throws in
-            _ = try connection.change("UPDATE vaultkit_header SET format_version = $2 WHERE vault = $1", [.text(vault), .int64(Int64(version))])
-        }
+        try write(changingHeader: true, "UPDATE vaultkit_header SET format_version = $2 WHERE vault = $1", [.text(vault), .int64(Int64(version))])
     }
 
     // MARK: Items
@@ -240,14 +297,23 @@ package final class PostgresVaultStorage: VaultStorage {
         lookupID: [UInt8],
         _ body: (_ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer, _ sealed: UnsafeRawBufferPointer) throws(BodyError) -> Result
     ) throws(StorageFailure<BodyError>) -> Result? {
-        try passing(BodyError.self) {
+        if inTransaction, let found = foundRow, found.lookupID == lookupID {
+            foundRow = nil
+            let outcome = found.serviceTag.withUnsafeBytes { serviceTag in
+                found.nonce.withUnsafeBytes { nonce in
+                    found.sealed.withUnsafeBytes { sealed in Swift.Result { () throws(BodyError) in try body(serviceTag, nonce, sealed) } }
+                }
+            }
+            return try StorageFailure.passing { () throws(BodyError) in try outcome.get() }
+        }
+        return try passing(BodyError.self) {
             try connection.query("""
                 SELECT i.service_tag, i.nonce, i.sealed, s.snapshot
                 FROM (SELECT pg_current_snapshot()::text AS snapshot) s
                 LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = $2
                 """, [.text(vault), .bytes(lookupID)]) { rows in
                 guard rows.count == 1 else { throw StorageError.corrupted(reason: .rowStoredTwice) }
-                if !inTransaction { snapshotVersion = Self.version(ofSnapshot: rows.text(0, 3)) }
+                if !inTransaction { snapshotVersion = version(ofReadSnapshot: rows.bytes(0, 3)) }
                 guard !rows.isNull(0, 0) else { return nil }
                 return try StorageFailure.passing { () throws(BodyError) in try body(rows.bytes(0, 0), rows.bytes(0, 1), rows.bytes(0, 2)) }
             }
@@ -298,25 +364,115 @@ package final class PostgresVaultStorage: VaultStorage {
     }
 
     package func upsert(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(StorageError) {
+        foundRow = nil
+        try write("""
+            INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (vault, lookup_id) DO UPDATE SET service_tag = EXCLUDED.service_tag, nonce = EXCLUDED.nonce, sealed = EXCLUDED.sealed
+            """, [.text(vault), .bytes(lookupID), .bytes(serviceTag), .bytes(Array(nonce)), .bytes(sealed)])
+    }
+
+    /// One statement inserts the row or, when one is in its place, returns that one, which
+    /// the engine reads next to replace it: a `set` of an existing item saves a round trip.
+    package func insertIfAbsent(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(StorageError) -> Bool {
+        foundRow = nil
+        let (inserted, found) = try insertOrFind(StoredRow(lookupID: lookupID, serviceTag: serviceTag, nonce: Array(nonce), sealed: sealed))
+        if inTransaction, let found { foundRow = (found.lookupID, found.serviceTag, found.nonce, found.sealed) }
+        return inserted
+    }
+
+    /// Inserts `row` unless one is in its place, and returns that one, as the statement's
+    /// snapshot (taken before the insert) shows it; `nil` also when the snapshot shows none
+    /// or two (a read of a row stored twice must see both).
+    private func insertOrFind(_ row: StoredRow) throws(StorageError) -> (inserted: Bool, found: StoredRow?) {
         try run { () throws in
-            _ = try connection.change("""
-                INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)
-                ON CONFLICT (vault, lookup_id) DO UPDATE SET service_tag = EXCLUDED.service_tag, nonce = EXCLUDED.nonce, sealed = EXCLUDED.sealed
-                """, [.text(vault), .bytes(lookupID), .bytes(serviceTag), .bytes(Array(nonce)), .bytes(sealed)])
+            try connection.query("""
+                WITH inserted AS (
+                    INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)
+                    ON CONFLICT (vault, lookup_id) DO NOTHING RETURNING 1
+                )
+                SELECT (SELECT count(*) FROM inserted), i.service_tag, i.nonce, i.sealed
+                FROM (SELECT 1) AS one LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = $2
+                """, [.text(vault), .bytes(row.lookupID), .bytes(row.serviceTag), .bytes(row.nonce), .bytes(row.sealed)]) { rows in
+                let inserted = rows.count > 0 && rows.int64(0, 0) == 1
+                guard !inserted, rows.count == 1, !rows.isNull(0, 1) else { return (inserted, nil) }
+                return (false, StoredRow(lookupID: row.lookupID, serviceTag: rows.array(0, 1), nonce: rows.array(0, 2), sealed: rows.array(0, 3)))
+            }
         }
     }
 
-    package func insertIfAbsent(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(StorageError) -> Bool {
-        try run { () throws in
-            try connection.change("""
-                INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)
-                ON CONFLICT (vault, lookup_id) DO NOTHING
-                """, [.text(vault), .bytes(lookupID), .bytes(serviceTag), .bytes(Array(nonce)), .bytes(sealed)]) == 1
+    // MARK: Bulk inserts
+
+    /// Rows per statement: about 150 KiB of parameters for small items, and the round
+    /// trip becomes a small part of each row's cost.
+    package var bulkInsertLimit: Int { 1_000 }
+
+    /// All rows in one statement (arrays of each column, `unnest`ed), which returns the rows
+    /// that did not go in, each with the row in its place (an import of new items returns
+    /// nothing, and looks nothing up).
+    package func insertAllIfAbsent(_ rows: [StoredRow]) throws(StorageError) -> [StoredRow?] {
+        foundRow = nil
+        if rows.count == 1 {
+            let (inserted, found) = try insertOrFind(rows[0])
+            return [try rowInPlace(of: rows[0], inserted: inserted, found: found)]
+        }
+        let results = try run { () throws in
+            try connection.query("""
+                WITH new AS (
+                    SELECT * FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::bytea[])
+                        WITH ORDINALITY AS n(lookup_id, service_tag, nonce, sealed, position)
+                ), inserted AS (
+                    INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed)
+                    SELECT $1, lookup_id, service_tag, nonce, sealed FROM new ORDER BY position
+                    ON CONFLICT (vault, lookup_id) DO NOTHING
+                    RETURNING lookup_id
+                )
+                SELECT kept_out.position, i.service_tag, i.nonce, i.sealed
+                FROM (SELECT position, lookup_id FROM new WHERE lookup_id NOT IN (SELECT lookup_id FROM inserted)) AS kept_out
+                LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = kept_out.lookup_id
+                """, [.text(vault), .byteaArray(rows.map(\.lookupID)), .byteaArray(rows.map(\.serviceTag)),
+                      .byteaArray(rows.map(\.nonce)), .byteaArray(rows.map(\.sealed))]) { result -> [(Bool, StoredRow?)] in
+                var outcome = [(Bool, StoredRow?)](repeating: (true, nil), count: rows.count)
+                for line in 0..<result.count {
+                    let index = Int(result.int64(line, 0)) - 1
+                    guard outcome.indices.contains(index), outcome[index].0 else {
+                        // A position twice: its lookup id is stored twice.
+                        throw StorageError.corrupted(reason: .rowStoredTwice)
+                    }
+                    outcome[index] = result.isNull(line, 1) ? (false, nil) : (false, StoredRow(
+                        lookupID: rows[index].lookupID, serviceTag: result.array(line, 1), nonce: result.array(line, 2), sealed: result.array(line, 3)))
+                }
+                return outcome
+            }
+        }
+        var found: [StoredRow?] = []
+        found.reserveCapacity(rows.count)
+        for (row, (inserted, existing)) in zip(rows, results) {
+            found.append(try rowInPlace(of: row, inserted: inserted, found: existing))
+        }
+        return found
+    }
+
+    /// `nil` for a row inserted, else the row in its place: as the inserting statement
+    /// found it, or read afresh when that statement's snapshot did not show it (committed
+    /// by another session after the snapshot, before the insert).
+    private func rowInPlace(of row: StoredRow, inserted: Bool, found: StoredRow?) throws(StorageError) -> StoredRow? {
+        if inserted { return nil }
+        if let found { return found }
+        let lookupID = row.lookupID
+        return try run { () throws in
+            try connection.query("SELECT service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2",
+                                 [.text(vault), .bytes(lookupID)]) { rows in
+                guard rows.count < 2 else { throw StorageError.corrupted(reason: .rowStoredTwice) }
+                // Deleted again meanwhile: only another session, not a writer of this vault, could.
+                guard rows.count == 1 else { throw StorageError.corrupted(reason: .unexpectedStorageError) }
+                return StoredRow(lookupID: lookupID, serviceTag: rows.array(0, 0), nonce: rows.array(0, 1), sealed: rows.array(0, 2))
+            }
         }
     }
 
     package func delete(lookupID: [UInt8]) throws(StorageError) -> (serviceTag: [UInt8], nonce: [UInt8])? {
-        try run { () throws in
+        foundRow = nil
+        return try run { () throws in
             try connection.query("DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2 RETURNING service_tag, nonce",
                                  [.text(vault), .bytes(lookupID)]) { rows in
                 rows.count > 0 ? (rows.array(0, 0), rows.array(0, 1)) : nil
@@ -328,6 +484,7 @@ package final class PostgresVaultStorage: VaultStorage {
         serviceTag: [UInt8]?,
         _ body: (_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) throws(BodyError) -> Void
     ) throws(StorageFailure<BodyError>) -> Int {
+        foundRow = nil
         let (sql, parameters): (String, [PostgresConnection.Parameter]) = if let serviceTag {
             ("DELETE FROM vaultkit_items WHERE vault = $1 AND service_tag = $2 RETURNING lookup_id, service_tag, nonce", [.text(vault), .bytes(serviceTag)])
         } else {
@@ -347,95 +504,81 @@ package final class PostgresVaultStorage: VaultStorage {
 
     package func readManifestRoot() throws(StorageError) -> (root: [UInt8]?, tag: [UInt8]?) {
         try run { () throws in
-            try connection.query("SELECT manifest_root, manifest_tag FROM vaultkit_header WHERE vault = $1", [.text(vault)]) { rows in
-                guard rows.count == 1 else { throw StorageError.notFound(location: location) }
-                return (rows.array(0, 0), rows.array(0, 1))
-            }
+            guard let row = try currentHeaderRow() else { throw StorageError.notFound(location: location) }
+            return (row.manifestRoot, row.manifestTag)
         }
     }
 
     package func writeManifestRoot(_ root: ManifestDigest, tag: ManifestDigest, generation: UInt64) throws(StorageError) {
-        try run { () throws in
-            _ = try connection.change("UPDATE vaultkit_header SET manifest_root = $2, manifest_tag = $3, generation = $4 WHERE vault = $1",
-                                      [.text(vault), .bytes(root.bytes), .bytes(tag.bytes), .int64(Int64(bitPattern: generation))])
-        }
+        try write(changingHeader: true, "UPDATE vaultkit_header SET manifest_root = $2, manifest_tag = $3, generation = $4 WHERE vault = $1",
+                  [.text(vault), .bytes(root.bytes), .bytes(tag.bytes), .int64(Int64(bitPattern: generation))])
     }
 
     package func readGeneration() throws(StorageError) -> UInt64 {
         try run { () throws in
-            try connection.query("SELECT generation FROM vaultkit_header WHERE vault = $1", [.text(vault)]) { rows in
-                guard rows.count == 1 else { throw StorageError.generationMissing }
-                let value = rows.int64(0, 0)
-                guard value >= 0 else { throw StorageError.generationInvalid }
-                return UInt64(value)
-            }
+            guard let row = try currentHeaderRow() else { throw StorageError.generationMissing }
+            return try row.generation()
         }
     }
 
     package func manifestDigest(bucket: Int) throws(StorageError) -> [UInt8]? {
-        try run { () throws in
-            try connection.query("SELECT digest FROM vaultkit_manifest WHERE vault = $1 AND bucket = $2", [.text(vault), .int64(Int64(bucket))]) { rows in
+        if manifestCacheUsable, let known = manifestCache.digest(bucket) { return known }
+        return try run { () throws in
+            let digest = try connection.query("SELECT digest FROM vaultkit_manifest WHERE vault = $1 AND bucket = $2", [.text(vault), .int64(Int64(bucket))]) { rows in
                 rows.count > 0 ? rows.array(0, 0) : nil
             }
+            if manifestCacheUsable { manifestCache.record(bucket, digest) }
+            return digest
         }
     }
 
     package func setManifestDigest(bucket: Int, _ digest: ManifestDigest) throws(StorageError) {
-        try run { () throws in
-            if digest.isZero {
-                _ = try connection.change("DELETE FROM vaultkit_manifest WHERE vault = $1 AND bucket = $2", [.text(vault), .int64(Int64(bucket))])
-            } else {
-                _ = try connection.change("""
-                    INSERT INTO vaultkit_manifest (vault, bucket, digest) VALUES ($1, $2, $3)
-                    ON CONFLICT (vault, bucket) DO UPDATE SET digest = EXCLUDED.digest
-                    """, [.text(vault), .int64(Int64(bucket)), .bytes(digest.bytes)])
-            }
+        if manifestCacheUsable { manifestCache.record(bucket, digest.isZero ? nil : digest.bytes) }
+        if digest.isZero {
+            try write("DELETE FROM vaultkit_manifest WHERE vault = $1 AND bucket = $2", [.text(vault), .int64(Int64(bucket))])
+        } else {
+            try write("""
+                INSERT INTO vaultkit_manifest (vault, bucket, digest) VALUES ($1, $2, $3)
+                ON CONFLICT (vault, bucket) DO UPDATE SET digest = EXCLUDED.digest
+                """, [.text(vault), .int64(Int64(bucket)), .bytes(digest.bytes)])
         }
     }
 
     package func forEachManifestBucket<BodyError: Error>(_ body: (_ bucket: Int64, _ digest: UnsafeRawBufferPointer) throws(BodyError) -> Void) throws(StorageFailure<BodyError>) {
         try passing(BodyError.self) {
             try connection.query("SELECT bucket, digest FROM vaultkit_manifest WHERE vault = $1", [.text(vault)]) { rows in
+                var all: [Int: [UInt8]] = [:]
                 for row in 0..<rows.count {
                     try StorageFailure.passing { () throws(BodyError) in try body(rows.int64(row, 0), rows.bytes(row, 1)) }
+                    if manifestCacheUsable { all[Int(rows.int64(row, 0))] = rows.array(row, 1) }
                 }
+                // Kept once the engine accepted every row.
+                if manifestCacheUsable { manifestCache.recordAll(all) }
             }
         }
     }
 
     package func deleteAllManifestBuckets() throws(StorageError) {
-        try run { () throws in _ = try connection.change("DELETE FROM vaultkit_manifest WHERE vault = $1", [.text(vault)]) }
+        if manifestCacheUsable { manifestCache.removeAll() }
+        try write("DELETE FROM vaultkit_manifest WHERE vault = $1", [.text(vault)])
     }
 
     // MARK: Host key wraps
 
     package func readHostWraps() throws(StorageError) -> [StoredHostWrap]? {
         try run { () throws in
-            try connection.query("""
-                SELECT h.has_host_wraps::int::int8, w.name, w.public_key, w.sealed_master_key
-                FROM vaultkit_header h LEFT JOIN vaultkit_host_wraps w ON w.vault = h.vault
-                WHERE h.vault = $1
-                """, [.text(vault)]) { rows -> [StoredHostWrap]? in
-                guard rows.count > 0 else { throw StorageError.notFound(location: location) }
-                guard rows.int64(0, 0) != 0 else { return nil }
-                let wraps = (0..<rows.count).filter { !rows.isNull($0, 1) }.map { row in
-                    StoredHostWrap(name: rows.text(row, 1), publicKey: rows.array(row, 2), sealedMasterKey: rows.array(row, 3))
-                }
-                // The seam's order is UTF-8 bytes of the name, whatever the database's collation.
-                return wraps.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-            }
+            guard let row = try currentHeaderRow() else { throw StorageError.notFound(location: location) }
+            return row.hostWraps
         }
     }
 
     package func replaceHostWraps(_ wraps: [StoredHostWrap]) throws(StorageError) {
-        try run { () throws in
-            _ = try connection.change("UPDATE vaultkit_header SET has_host_wraps = true WHERE vault = $1", [.text(vault)])
-            _ = try connection.change("DELETE FROM vaultkit_host_wraps WHERE vault = $1", [.text(vault)])
-            for wrap in wraps {
-                _ = try connection.change(
-                    "INSERT INTO vaultkit_host_wraps (vault, name, public_key, sealed_master_key) VALUES ($1, $2, $3, $4)",
-                    [.text(vault), .text(wrap.name), .bytes(wrap.publicKey), .bytes(wrap.sealedMasterKey)])
-            }
+        try write(changingHeader: true, "UPDATE vaultkit_header SET has_host_wraps = true WHERE vault = $1", [.text(vault)])
+        try write(changingHeader: true, "DELETE FROM vaultkit_host_wraps WHERE vault = $1", [.text(vault)])
+        for wrap in wraps {
+            try write(changingHeader: true,
+                      "INSERT INTO vaultkit_host_wraps (vault, name, public_key, sealed_master_key) VALUES ($1, $2, $3, $4)",
+                      [.text(vault), .text(wrap.name), .bytes(wrap.publicKey), .bytes(wrap.sealedMasterKey)])
         }
     }
 
@@ -454,18 +597,46 @@ package final class PostgresVaultStorage: VaultStorage {
 
     // MARK: Plumbing
 
+    /// A write whose result is only checked: in a transaction it travels with the next
+    /// statement (or the commit), and its failure is thrown there and rolls all back;
+    /// outside one it is sent now.
+    /// - Parameter changingHeader: it writes the header row or the host wraps, so the
+    ///   row this transaction kept is stale.
+    private func write(changingHeader: Bool = false, _ sql: String, _ parameters: [PostgresConnection.Parameter]) throws(StorageError) {
+        if changingHeader { headerRow = nil }
+        try run { () throws in
+            try connection.enqueue(sql, parameters)
+            if !inTransaction { try connection.flush() }
+        }
+    }
+
     /// Runs libpq calls; their failures leave as ``StorageError``s.
     private func run<Result>(_ body: () throws -> Result) throws(StorageError) -> Result {
         do {
+            if !inTransaction { try reconnectIfEnded() }
             return try body()
         } catch {
             throw storageError(error)
         }
     }
 
+    /// Replaces a session the server ended (a restart, a failover, `pg_terminate_backend`)
+    /// before the next transaction or lone statement. The call that met the ended session
+    /// failed (`ECONNRESET`: whether a `COMMIT` in flight was applied is unknown, as with
+    /// any database, and the engine's next read shows); none after it fails while the
+    /// server can be reached. Never inside a transaction, whose work a new session would
+    /// not have: the transaction fails and ends.
+    private func reconnectIfEnded() throws {
+        guard connection.isEnded else { return }
+        connection = try PostgresConnection(conninfo: vaultLocation.conninfo, password: vaultLocation.password, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+    }
+
     /// Runs libpq calls that also call the engine's closure: its error comes back unchanged.
     private func passing<Result, BodyError: Error>(_: BodyError.Type, _ body: () throws -> Result) throws(StorageFailure<BodyError>) -> Result {
-        try StorageFailure<BodyError>.catching(body, translating: storageError)
+        try StorageFailure<BodyError>.catching({ () throws -> Result in
+            if !inTransaction { try reconnectIfEnded() }
+            return try body()
+        }, translating: storageError)
     }
 
     private func storageError(_ error: any Error) -> StorageError {
@@ -488,6 +659,8 @@ package final class PostgresVaultStorage: VaultStorage {
         switch state {
         case "55P03", "40P01", "40001", "57014":  // lock timeout, deadlock, serialization, statement timeout
             return .busy(location: location)
+        case "57P01", "57P02", "57P03":  // the server ended the session (administrator, crash, shutting down)
+            return .unavailable(location: location, errno: ECONNRESET)
         case "42P01":  // no such table: a database without vaults
             return .notFound(location: location)
         case "53100":

@@ -22,6 +22,16 @@ enum TestServer {
         try PostgresVaultLocation(url(), vaultName: "test-" + UUID().uuidString.lowercased())
     }
 
+    /// A vault named `v` in a new schema of its own (the session's `search_path`), for a
+    /// test that changes the tables themselves without touching other tests' vaults.
+    static func locationInNewSchema() throws -> (location: PostgresVaultLocation, schema: String) {
+        let url = try url()
+        let schema = "s_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try attacker().execute("CREATE SCHEMA \(schema)")
+        let location = try PostgresVaultLocation(url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)", vaultName: "v")
+        return (location, schema)
+    }
+
     /// Another connection, as an administrator or attacker would use, outside VaultKit.
     static func attacker() throws -> PostgresConnection {
         try PostgresConnection(conninfo: url(), password: nil, lockTimeoutMilliseconds: 10_000)
@@ -163,11 +173,8 @@ enum TestServer {
     /// A trigger on the vault's tables could change what a statement does: such a schema
     /// is refused on open. (In a schema of its own, so other tests' vaults are not touched.)
     @Test func aTriggerOnTheVaultsTablesIsRefused() throws {
-        let url = try TestServer.url()
-        let schema = "s_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let (location, schema) = try TestServer.locationInNewSchema()
         let attacker = try TestServer.attacker()
-        try attacker.execute("CREATE SCHEMA \(schema)")
-        let location = try PostgresVaultLocation(url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)", vaultName: "v")
         let key = VaultKey.random()
         try Vault.create(postgres: location, key: key).set("x", service: "s", account: "a")
         try attacker.execute("""

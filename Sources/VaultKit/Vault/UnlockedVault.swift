@@ -16,6 +16,8 @@ struct UnlockedVault {
     let manifestCheck = ManifestCheck()
     /// The manifest changes of the write transaction in progress.
     let manifestChanges = ManifestChanges()
+    /// The `set`s of the write transaction in progress gathered for one insert call.
+    let pendingInserts = PendingInserts()
     /// Where each commit's generation is recorded, once the vault uses a rollback guard.
     var rollbackGuard: RollbackGuardFile?
 
@@ -80,8 +82,10 @@ struct UnlockedVault {
     mutating func writeTransaction<Result>(_ body: (UnlockedVault) throws(VaultError) -> Result) throws(VaultError) -> Result {
         // Changes of a transaction that rolls back must not outlive it.
         manifestChanges.removeAll()
+        pendingInserts.reset()
         defer {
             manifestChanges.removeAll()
+            pendingInserts.reset()
             manifestCheck.holdsWriteLock = false
         }
         var versionBefore: Int64 = -1
@@ -94,6 +98,10 @@ struct UnlockedVault {
             if versionBefore != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: versionBefore) }
             manifestCheck.holdsWriteLock = true
             let result = try body(self)
+            try flushPendingInserts()
+            // A gathered insert failed (and the caller went on): rows may be stored whose
+            // manifest terms are not recorded.
+            if let failure = pendingInserts.failure { throw failure }
             try applyManifestChanges()
             return result
         }
@@ -257,6 +265,8 @@ struct UnlockedVault {
         }
         let lookupID = keys.lookupID(service: service, account: account)
         let serviceTag = keys.serviceTag(service: service)
+        // An add or update must see the sets gathered before it.
+        if mode != .set { try flushPendingInserts() }
         // A write builds on what is stored, so it refuses to build on tampered rows.
         try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
         // A new item (the common case of add, set and bulk imports) is one insert; only an
@@ -265,6 +275,14 @@ struct UnlockedVault {
             let now = Date()
             let new = VaultItem(service: service, account: account, label: label, generic: generic, created: now, modified: now)
             let sealed = seal(new, secret: secret, lookupID: lookupID, serviceTag: serviceTag)
+            let gather = store.bulkInsertLimit
+            if mode == .set, gather > 1 {
+                // A second set of the same item must build on the first.
+                if pendingInserts.contains(lookupID: sealed.lookupID) { try flushPendingInserts() }
+                pendingInserts.append(.init(sealed: sealed, secret: secret, service: service, account: account, label: label, generic: generic))
+                if pendingInserts.entries.count >= gather { try flushPendingInserts() }
+                return
+            }
             if try insertIfAbsent(sealed) {
                 recordManifestAddition(sealed)
                 return
@@ -274,8 +292,25 @@ struct UnlockedVault {
         // The replaced row's identity, to take its term out of the manifest.
         let existing = try store.withSealedItem(lookupID: lookupID) { (storedTag, nonce, sealed) throws(VaultError) in
             let item = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed).0
-            return (item: item, serviceTag: Array(storedTag), nonce: Array(nonce))
+            return StoredItem(item: item, serviceTag: Array(storedTag), nonce: Array(nonce))
         }
+        try replace(mode, existing: existing, secret: secret, service: service, account: account, label: label, generic: generic,
+                    lookupID: lookupID, serviceTag: serviceTag)
+    }
+
+    /// A stored item's attributes and the identity of its row.
+    struct StoredItem {
+        let item: VaultItem
+        let serviceTag: [UInt8]
+        let nonce: [UInt8]
+    }
+
+    /// Writes an item's row over `existing` (`nil`: none stored), keeping its creation date
+    /// and the attributes given as `nil`, and records both rows in the manifest.
+    private func replace(
+        _ mode: WriteMode, existing: StoredItem?, secret: SecretBytes,
+        service: String, account: String, label: String?, generic: Data?, lookupID: [UInt8], serviceTag: [UInt8]
+    ) throws(VaultError) {
         switch (mode, existing) {
         case (.add, .some): throw .duplicateItem
         case (.update, .none): throw .itemNotFound
@@ -326,6 +361,38 @@ struct UnlockedVault {
         var sealed: [UInt8]
     }
 
+    /// Inserts the gathered `set`s in one storage call, then writes again over each item
+    /// found in place. A failure keeps the transaction from committing
+    /// (``PendingInserts/failure``), even if the caller catches it and goes on.
+    func flushPendingInserts() throws(VaultError) {
+        let entries = pendingInserts.take()
+        guard !entries.isEmpty else { return }
+        do throws(VaultError) {
+            let rows = entries.map { entry in
+                entry.sealed.nonce.withUnsafeBytes { nonce in
+                    StoredRow(lookupID: entry.sealed.lookupID, serviceTag: entry.sealed.serviceTag, nonce: Array(nonce), sealed: entry.sealed.sealed)
+                }
+            }
+            let found = try store.insertAllIfAbsent(rows)
+            guard found.count == entries.count else { throw VaultError.corrupted(reason: .unexpectedStorageError) }
+            for (entry, row) in zip(entries, found) {
+                guard let row else {
+                    recordManifestAddition(entry.sealed)
+                    continue
+                }
+                // The row in this item's place, and its record bound to that place.
+                guard row.lookupID == entry.sealed.lookupID else { throw VaultError.corrupted(reason: .unexpectedStorageError) }
+                let item = try openRecord(row).0
+                try replace(.set, existing: StoredItem(item: item, serviceTag: row.serviceTag, nonce: row.nonce), secret: entry.secret,
+                            service: entry.service, account: entry.account, label: entry.label, generic: entry.generic,
+                            lookupID: entry.sealed.lookupID, serviceTag: entry.sealed.serviceTag)
+            }
+        } catch {
+            pendingInserts.failure = error
+            throw error
+        }
+    }
+
     /// Inserts the row of a sealed item unless its lookup id exists; returns whether it did.
     func insertIfAbsent(_ item: SealedItem) throws(VaultError) -> Bool {
         try item.nonce.withUnsafeBytes { (nonce) throws(VaultError) in
@@ -343,6 +410,7 @@ struct UnlockedVault {
     func delete(service: String, account: String) throws(VaultError) -> Bool {
         try Self.validate(service: service, account: account)
         let lookupID = keys.lookupID(service: service, account: account)
+        try flushPendingInserts()
         try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
         guard let deleted = try store.delete(lookupID: lookupID) else { return false }
         try recordManifestRemoval(lookupID: lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
@@ -351,6 +419,7 @@ struct UnlockedVault {
 
     func deleteAll(service: String) throws(VaultError) -> Int {
         try Self.validate(service: service)
+        try flushPendingInserts()
         try ensureManifestVerified(bucket: nil)
         return try store.deleteAll(serviceTag: keys.serviceTag(service: service)) { (lookupID, serviceTag, nonce) throws(VaultError) in
             try recordManifestRemoval(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)

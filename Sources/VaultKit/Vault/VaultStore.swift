@@ -93,6 +93,18 @@ struct VaultStore {
         }
     }
 
+    /// How many `set`s to gather for one insert call: 1 (none gathered) unless the
+    /// storage is a ``BulkInsertingStorage``.
+    var bulkInsertLimit: Int {
+        (storage as? any BulkInsertingStorage)?.bulkInsertLimit ?? 1
+    }
+
+    /// Inserts the rows in one call (only gathered when ``bulkInsertLimit`` is above 1).
+    func insertAllIfAbsent(_ rows: [StoredRow]) throws(VaultError) -> [StoredRow?] {
+        guard let bulk = storage as? any BulkInsertingStorage else { throw .corrupted(reason: .unexpectedStorageError) }
+        return try Self.converting { () throws(StorageError) in try bulk.insertAllIfAbsent(rows) }
+    }
+
     func delete(lookupID: [UInt8]) throws(VaultError) -> (serviceTag: [UInt8], nonce: [UInt8])? {
         try Self.converting { () throws(StorageError) in try storage.delete(lookupID: lookupID) }
     }
