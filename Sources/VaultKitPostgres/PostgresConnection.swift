@@ -124,7 +124,7 @@ final class PostgresConnection {
     /// `message` without the password, and on one line.
     static func scrubbed(_ message: String, password: String?) -> String {
         var text = message
-        if let password, !password.isEmpty { text = text.replacing(password, with: "***") }
+        if let password, !password.isEmpty { text = text.replacingBytes(of: password, with: "***") }
         return text.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingWhitespace()
     }
 }

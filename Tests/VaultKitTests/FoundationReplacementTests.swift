@@ -34,6 +34,25 @@ import Testing
         #expect("\u{200B}key\u{200B}".trimmingWhitespace() == "key")
     }
 
+    @Test func replacingBytesMatchesFoundationsLiteralReplacement() {
+        let cases: [(String, String, String)] = [
+            ("password authentication failed for user \"vault\": hunter2", "hunter2", "***"),
+            ("aaaa", "aa", "b"), ("abc", "", "x"), ("", "a", "b"), ("ümlaut ü", "ü", "u"),
+        ]
+        for (text, target, replacement) in cases where !target.isEmpty {
+            #expect(text.replacingBytes(of: target, with: replacement) == text.replacingOccurrences(of: target, with: replacement, options: .literal))
+        }
+        #expect("abc".replacingBytes(of: "", with: "x") == "abc")
+        #expect("aaaa".replacingBytes(of: "aa", with: "b") == "bb")
+    }
+
+    /// A secret followed by a combining mark is still found: it is scrubbed by its bytes.
+    @Test func replacingBytesFindsASecretBeforeACombiningMark() {
+        let message = "could not connect: s3cret\u{0301} refused"
+        #expect(message.replacingBytes(of: "s3cret", with: "***") == "could not connect: ***\u{0301} refused")
+        #expect(!message.replacingBytes(of: "s3cret", with: "***").utf8.elementsEqual(message.utf8))
+    }
+
     /// A key whose BLAKE2b-256 starts 05 10 16 07 (computed independently with Python's
     /// hashlib): leading zeros of each byte are kept.
     @Test func fingerprintIsLowercaseHexWithEveryByteTwoDigits() throws {
