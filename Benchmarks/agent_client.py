@@ -4,7 +4,7 @@ import os
 import socket
 import struct
 
-VERSION = 1
+VERSION = 2
 
 
 def _bytes(value: bytes) -> bytes:

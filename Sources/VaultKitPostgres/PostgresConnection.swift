@@ -1,5 +1,9 @@
 internal import CLibPQ
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VaultKit
 
 /// One libpq connection: prepared statements with binary parameters and binary results,
@@ -312,8 +316,8 @@ final class PostgresConnection {
     /// `message` without the password, and on one line.
     static func scrubbed(_ message: String, password: String?) -> String {
         var text = message
-        if let password, !password.isEmpty { text = text.replacingOccurrences(of: password, with: "***") }
-        return text.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        if let password, !password.isEmpty { text = text.replacingBytes(of: password, with: "***") }
+        return text.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingWhitespace()
     }
 }
 

@@ -1,5 +1,14 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import VaultKit
 import VaultKitPostgres
 
@@ -223,7 +232,7 @@ struct KDFOptions: ParsableArguments {
             do {
                 _ = try KDFParameters(opsLimit: opsLimit, memoryLimit: memoryLimit)
             } catch {
-                throw ValidationError(String(describing: error).replacingOccurrences(of: "invalid argument: ", with: ""))
+                throw ValidationError(String(describing: error).replacing("invalid argument: ", with: ""))
             }
         }
     }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // Why this file exists: the Benchmarks package (a separate package, so library users
 // never resolve package-benchmark) must time the *production* record sealing and

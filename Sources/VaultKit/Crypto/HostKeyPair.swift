@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 internal import CSodium
 
 /// One host's X25519 key pair, which unlocks a vault on that host without the vault's
@@ -74,7 +83,7 @@ public struct HostKeyPair: Sendable, CustomStringConvertible {
         var failure: Int32 = 0
         let bytes = SecretBytes(count: Self.privateKeyByteCount + 1) { buffer in
             while count < buffer.count {
-                let read = Foundation.read(fd, buffer.baseAddress! + count, buffer.count - count)
+                let read = SystemIO.read(fd, buffer.baseAddress! + count, buffer.count - count)
                 if read < 0 { if errno == EINTR { continue }; failure = errno; return }
                 if read == 0 { break }
                 count += read

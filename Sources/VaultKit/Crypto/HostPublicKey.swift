@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 internal import CSodium
 
 /// A host's X25519 public key: what another host adds to a vault so that this host can
@@ -24,7 +28,7 @@ public struct HostPublicKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads standard base64 with padding, 44 characters (surrounding whitespace is ignored).
     public init(base64: String) throws(VaultError) {
-        let text = base64.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = base64.trimmingWhitespaceAndNewlines()
         guard let data = Data(base64Encoded: text), data.count == Self.byteCount else {
             throw .invalidArgument(.hostPublicKeyNotBase64)
         }
@@ -39,7 +43,7 @@ public struct HostPublicKey: Sendable, Hashable, CustomStringConvertible {
     public var fingerprint: String {
         var digest = [UInt8](repeating: 0, count: 32)
         _ = crypto_generichash(&digest, 32, bytes, UInt64(bytes.count), nil, 0)
-        return "vk1:" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        return "vk1:" + digest.prefix(16).map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
     public var description: String { base64 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Secret bytes (a password, a token, a key) whose memory is zeroed when the last copy is
 /// released, and when it grows.

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 internal import CSodium
 
 /// A raw 32-byte key that unlocks a vault without a passphrase.
@@ -60,7 +69,7 @@ extension VaultKey {
     ///
     /// - Throws: ``VaultError/Code/invalidArgument`` for anything else (the text is not echoed).
     public init(hex: String) throws(VaultError) {
-        let text = hex.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = hex.trimmingWhitespaceAndNewlines()
         try self.init(decoding: text, refusal: .keyNotHex) { bytes, input in
             var used = 0
             var end: UnsafePointer<CChar>?
@@ -73,7 +82,7 @@ extension VaultKey {
     ///
     /// - Throws: ``VaultError/Code/invalidArgument`` for anything else (the text is not echoed).
     public init(base64: String) throws(VaultError) {
-        let text = base64.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = base64.trimmingWhitespaceAndNewlines()
         try self.init(decoding: text, refusal: .keyNotBase64) { bytes, input in
             var used = 0
             var end: UnsafePointer<CChar>?

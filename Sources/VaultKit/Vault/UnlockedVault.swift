@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An open vault storage together with the keys that unlock it: the state behind a
 /// ``Vault``'s mutex. All item logic lives here so ``Vault`` and ``VaultBatch`` share it.

@@ -1,5 +1,9 @@
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The `async` twin of every blocking call, GRDB style: same name, same arguments, same
 /// errors, and the blocking work (SQLite, fsync, Argon2id) runs on threads the vault

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The `async` twins of ``entry(service:account:)`` and the `Codable` value calls, in the
 /// style of `Vault+Async.swift`: same names, same errors, the vault work on the vault's

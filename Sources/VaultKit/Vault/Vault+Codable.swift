@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Vault {
     /// Stores a `Codable` value as the secret of (`service`, `account`), adding or

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import Synchronization
 
 /// An encrypted vault of generic-password items in one file, like a Keychain you carry.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The writes of one ``Vault/batch(_:)->_`` call, applied together in one transaction.
 ///

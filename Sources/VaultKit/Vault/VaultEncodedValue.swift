@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A value stored by ``Vault/setValue(_:schemaVersion:service:account:label:generic:)-5v2hy``,
 /// not yet decoded: the schema version it was written with and its JSON.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One item with its secret, read together from one record, so the two always belong
 /// together even while other processes write.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The `async` twin of every ``VaultService`` call: each forwards to the `async` `Vault`
 /// call of the same name, so the vault work runs on the vault's queue, never on the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The items of one service in a vault, addressed by account: what a Keychain wrapper
 /// such as KeychainAccess calls a keychain for a service.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VaultKit
 
 // Encoding lives apart from the message types and their decoders, which the libFuzzer

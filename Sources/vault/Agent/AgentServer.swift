@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 import VaultKit
 #if canImport(Glibc)
@@ -39,7 +43,7 @@ final class AgentServer: Sendable {
         if lstat(socketPath, &info) == 0 {
             socketIdentity.withLock { $0 = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) }
         }
-        handleTerminationSignals()
+        try handleTerminationSignals()
         AgentWipeWatch.install()
         Output.write("vault agent: listening on \(Escaping.terminalSafe(socketPath)) (pid \(getpid()))\n", to: STDOUT_FILENO)
         AgentLog.write("started (pid \(getpid()))")
@@ -72,19 +76,20 @@ final class AgentServer: Sendable {
 
     /// Blocks the signals in every thread and takes them in one: the wipe runs as
     /// ordinary code, not in a signal handler.
-    private func handleTerminationSignals() {
+    private func handleTerminationSignals() throws(AgentError) {
         var signals = sigset_t()
         sigemptyset(&signals)
         for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, signal) }
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         signal(SIGPIPE, SIG_IGN)
         let blocked = signals
-        Thread { [self] in
+        let failure = DetachedThread.start { [self] in
             var signals = blocked
             var received: Int32 = 0
             sigwait(&signals, &received)
             shutDown(reason: "signal \(received)")
-        }.start()
+        }
+        if let failure { throw .socket(what: "cannot start the signal thread", errno: failure) }
     }
 
     /// Checks the peer before reading a byte: another user's process is refused and logged.
@@ -104,11 +109,16 @@ final class AgentServer: Sendable {
             close(client)
             return
         }
-        Thread { [self] in
+        let failure = DetachedThread.start { [self] in
             serve(client)
             close(client)
             openConnections.subtract(1, ordering: .relaxed)
-        }.start()
+        }
+        if let failure {
+            AgentLog.write("refused a connection from pid \(peer.pid): cannot start a thread (\(SystemMessage.text(failure)))")
+            close(client)
+            openConnections.subtract(1, ordering: .relaxed)
+        }
     }
 
     /// Answers requests on one connection until the client closes it. A malformed

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VaultKit
 
 /// The item operations of the commands that read and write items, so that they run the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VaultKit
 
 /// The byte-level encoding of agent messages (docs/AGENT.md): big-endian integers,

@@ -1,5 +1,14 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import VaultKit
 
 /// Docker's credential helper: `docker-credential-vault` (which Docker runs for
@@ -139,7 +148,7 @@ struct DockerCredentialCommand: ParsableCommand {
 
     /// The server URL on standard input, surrounding white space removed, as upstream does.
     private static func readServerURL() throws -> String {
-        let text = try readInput().text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = try readInput().text.trimmingWhitespaceAndNewlines()
         guard !text.isEmpty else { throw Refusal(message: missingServerURL) }
         return text
     }

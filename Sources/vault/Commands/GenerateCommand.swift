@@ -1,5 +1,14 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import VaultKit
 
 /// `vault generate`: a new random secret that goes into the vault without being shown.
@@ -108,7 +117,7 @@ struct GenerateCommand: ParsableCommand {
             secret = try PasswordGenerator.password(length: length, classes: classes)
             bits = PasswordGenerator.passwordEntropy(length: length, classes: classes)
         }
-        if verbose { Output.write("vault: entropy \(String(format: "%.1f", bits)) bits\n", to: STDERR_FILENO) }
+        if verbose { Output.write("vault: entropy \(CFormat.oneDecimal(bits)) bits\n", to: STDERR_FILENO) }
         return secret
     }
 
@@ -123,7 +132,7 @@ struct GenerateCommand: ParsableCommand {
         guard let classes else { return PasswordGenerator.CharacterClass.allCases }
         var result: [PasswordGenerator.CharacterClass] = []
         for name in classes.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let characterClass = PasswordGenerator.CharacterClass(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+            guard let characterClass = PasswordGenerator.CharacterClass(rawValue: name.trimmingWhitespace()) else {
                 throw ValidationError("--classes: unknown class \(Escaping.quoted(String(name))) (use lower, upper, digits, symbols)")
             }
             if !result.contains(characterClass) { result.append(characterClass) }

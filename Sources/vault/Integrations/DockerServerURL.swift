@@ -22,7 +22,7 @@ struct DockerServerURL {
     init(_ text: String) throws(ParseError) {
         var rest = Substring(text)
         var scheme = "https"
-        if let separator = rest.range(of: "://") {
+        if let separator = rest.firstRange(of: "://") {
             scheme = rest[..<separator.lowerBound].lowercased()
             rest = rest[separator.upperBound...]
         } else if rest.hasPrefix("//") {

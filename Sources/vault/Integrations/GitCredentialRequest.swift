@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VaultKit
 
 /// One message of git's credential-helper protocol (`git help credential`): `key=value`

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a git credential item keeps besides its secret, in the item's generic data as
 /// `key=value` lines: when the password expires, and the scheme of a pre-encoded

@@ -1,5 +1,14 @@
 import CVaultCLI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import VaultKit
 
 /// Runs `vault run`'s child: secrets only in its environment, its exit status returned,

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VaultKit
 
 /// `vault get SERVICE ACCOUNT` and `vault set SERVICE ACCOUNT`, each optionally with

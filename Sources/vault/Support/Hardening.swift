@@ -1,5 +1,14 @@
 import CVaultCLI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 enum Hardening {
     /// Called first thing in `main`, before any passphrase, key or secret is read: a

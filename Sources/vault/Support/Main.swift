@@ -1,5 +1,14 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import VaultKit
 
 extension VaultCommand {
@@ -62,9 +71,9 @@ extension VaultCommand {
         var text = message(for: error)
         if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
         if let first = text.first { text = first.lowercased() + text.dropFirst() }
-        let lines = full.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let lines = full.split(separator: "\n").map { $0.trimmingWhitespace() }
         if let hint = lines.last(where: { $0.hasPrefix("See '") }) {
-            text += " (" + hint.replacingOccurrences(of: " for more information.", with: "").replacingOccurrences(of: "See '", with: "see '") + ")"
+            text += " (" + hint.replacing(" for more information.", with: "").replacing("See '", with: "see '") + ")"
         }
         Failure.terminate(message: text, status: ExitStatus.usage)
     }

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import VaultKit
 
 /// Writes to file descriptors directly, so secret bytes go from protected memory to
@@ -9,7 +18,7 @@ enum Output {
         guard var next = bytes.baseAddress else { return }
         var remaining = bytes.count
         while remaining > 0 {
-            let n = Foundation.write(fd, next, remaining)
+            let n = SystemIO.write(fd, next, remaining)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw .cannotWrite(what: fd == STDOUT_FILENO ? "standard output" : "standard error", errno: errno)

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import VaultKit
 
 /// Reading input (a secret on standard input, a passphrase file, an import file)
@@ -26,7 +35,7 @@ extension SecretBytes {
         while true {
             var failure: Int32 = 0
             let n = append(maxCount: maxCount) { room in
-                let n = Foundation.read(fd, room.baseAddress, room.count)
+                let n = SystemIO.read(fd, room.baseAddress, room.count)
                 if n < 0 { failure = errno }
                 return max(n, 0)
             }

@@ -1,5 +1,14 @@
 import CVaultCLI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import VaultKit
 
 /// No-echo prompts on the controlling terminal (`/dev/tty`), never on standard input

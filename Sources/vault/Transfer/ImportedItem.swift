@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VaultKit
 
 /// One item read from an import file, before it is written to the vault.
@@ -30,7 +34,7 @@ enum ImportNames {
     /// gives "login.example.com"); a URL without a scheme is read as https; `nil` if there is
     /// no host, as in a bare app identifier.
     static func host(ofURL url: String) -> String? {
-        let trimmed = url.trimmingCharacters(in: .whitespaces)
+        let trimmed = url.trimmingWhitespace()
         guard !trimmed.isEmpty else { return nil }
         let withScheme = trimmed.contains("://") ? trimmed : "https://" + trimmed
         guard let host = URLComponents(string: withScheme)?.host, !host.isEmpty else { return nil }
