@@ -9,8 +9,8 @@ import Dispatch
 
 /// The floors, independent of the vault's size: one run each per `get @N` run.
 func asyncHopFloorBenchmarks() {
-    // The least an await on another thread costs: park the task, a dispatch queue
-    // resumes it at once. What the async twins did before they had a thread of their own.
+    // The least an await on another thread costs: the task parks, a dispatch queue
+    // resumes it at once. Beside the next one it shows what the twins' plumbing adds.
     let queue = DispatchQueue(label: "async-hop-floor")
     Benchmark(
         "async hop floor: continuation + DispatchQueue.async",
@@ -23,10 +23,10 @@ func asyncHopFloorBenchmarks() {
         }
     }
 
-    // The async twins' own hand-off to the vault's thread and back, running nothing there.
+    // The async twins' own hand-off to the vault's queue and back, running nothing there.
     let hopState = Shared<Vault>()
     Benchmark(
-        "async hop floor: vault thread, no work",
+        "async hop floor: vault queue, no work",
         configuration: Bench.configuration(scaling: .kilo, maxDuration: .seconds(2)),
         closure: { benchmark async in
             let vault = hopState.value!
@@ -41,7 +41,7 @@ func asyncHopFloorBenchmarks() {
 func asyncGetBenchmarks(count: Int) {
     let label = Bench.countLabel(count)
 
-    // The same reads as "get @N" through the async twin: each hops to the vault's thread
+    // The same reads as "get @N" through the async twin: each hops to the vault's queue
     // and back. Beside "get", it shows what the hop costs (the target: <= 1.15x).
     let asyncGetState = Shared<(Vault, IndexStream)>()
     Benchmark(

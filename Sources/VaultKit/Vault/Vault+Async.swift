@@ -97,8 +97,8 @@ extension Vault {
     /// ``batch(_:)`` off the caller's thread: `body` runs on the vault's queue, in one
     /// transaction; the caller's own error comes back unchanged.
     public func batch(_ body: @escaping @Sendable (VaultBatch) throws -> Void) async throws {
-        let result: Result<Void, any Error> = await withUnsafeContinuation { continuation in
-            worker.submit { continuation.resume(returning: Result { try self.batch(body) }) }
+        let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: Result { try self.batch(body) }) }
         }
         try result.get()
     }
@@ -174,16 +174,16 @@ extension Vault {
     /// ``withSecret(service:account:_:)`` off the caller's thread: `body` runs on the
     /// vault's queue while the secret is in protected memory.
     public func withSecret<Result: Sendable>(service: String, account: String, _ body: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Result) async throws -> Result {
-        let outcome: Swift.Result<Result, any Error> = await withUnsafeContinuation { continuation in
-            worker.submit { continuation.resume(returning: Swift.Result { try self.withSecret(service: service, account: account, body) }) }
+        let outcome: Swift.Result<Result, any Error> = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: Swift.Result { try self.withSecret(service: service, account: account, body) }) }
         }
         return try outcome.get()
     }
 
     /// ``close()`` off the caller's thread: closing may checkpoint the write-ahead log.
     public func close() async {
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-            worker.submit {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
                 self.close()
                 continuation.resume()
             }
@@ -192,9 +192,9 @@ extension Vault {
 
     // MARK: Plumbing
 
-    /// Runs `work` on this vault's thread and waits for it without blocking the caller's thread.
+    /// Runs `work` on this vault's queue and waits for it without blocking the caller's thread.
     func offPool<Result: Sendable>(_ work: @escaping @Sendable () throws(VaultError) -> Result) async throws(VaultError) -> Result {
-        try await worker.run(work)
+        try await VaultQueues.run(on: queue, work)
     }
 }
 

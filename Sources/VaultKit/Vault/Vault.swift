@@ -26,8 +26,8 @@ public final class Vault: Sendable {
     /// `nil` once closed. One connection per `Vault`, serialised by the mutex: SQLite
     /// point queries take microseconds, so a pool would add nothing but contention.
     private let state: Mutex<UnlockedVault?>
-    /// The thread this vault's async calls run their blocking work on (see `Vault+Async.swift`).
-    let worker = VaultWorker()
+    /// Where this vault's async calls run their blocking work (see `Vault+Async.swift`).
+    let queue = DispatchQueue(label: "VaultKit.Vault")
     /// The thread inside ``withUnlocked(_:)`` (0 for none), so a call made from inside a
     /// ``batch(_:)`` closure fails fast with ``VaultError/reentrantCall`` instead of
     /// waiting forever for the lock its own thread holds.
@@ -297,11 +297,9 @@ public final class Vault: Sendable {
         // From inside a batch closure the lock is this thread's: close when it is released.
         if lockOwner.load(ordering: .acquiring) == ThreadIdentity.current {
             closeWhenUnlocked.store(true, ordering: .releasing)
-            worker.stop()
             return
         }
         state.withLock { $0 = nil }
-        worker.stop()
     }
 
     // MARK: Changing the keys

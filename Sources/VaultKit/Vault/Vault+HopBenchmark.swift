@@ -4,7 +4,7 @@
 
 @_spi(Benchmarking)
 extension Vault {
-    /// One async twin's round trip to this vault's thread and back, running nothing there.
+    /// One async twin's round trip to this vault's queue and back, running nothing there.
     public func benchmarkEmptyHop() async {
         _ = try? await offPool { () throws(VaultError) in 0 }
     }
