@@ -24,17 +24,9 @@ func asyncHopFloorBenchmarks() {
     }
 
     // The async twins' own hand-off to the vault's queue and back, running nothing there.
-    let hopState = Shared<Vault>()
-    Benchmark(
-        "async hop floor: vault queue, no work",
-        configuration: Bench.configuration(scaling: .kilo, maxDuration: .seconds(2)),
-        closure: { benchmark async in
-            let vault = hopState.value!
-            for _ in benchmark.scaledIterations { await vault.benchmarkEmptyHop() }
-        },
-        setup: { hopState.value = try VaultFixture.withItems(Bench.itemCounts[0]).open() },
-        teardown: { hopState.value?.close(); hopState.value = nil }
-    )
+    asyncVaultBenchmark("async hop floor: vault queue, no work", count: Bench.itemCounts[0]) { benchmark, vault in
+        for _ in benchmark.scaledIterations { await vault.benchmarkEmptyHop() }
+    }
 }
 
 /// `get async @N`, alone and from eight tasks at once, on a vault of `count` items.
@@ -65,27 +57,32 @@ func asyncGetBenchmarks(count: Int) {
     // Eight tasks awaiting reads on one vault at once (a server's handlers): the hops
     // overlap with other reads, so the time per read approaches the read itself.
     // Wall time per read: the iteration's 1,000 reads, 125 per task.
-    let concurrentState = Shared<Vault>()
-    Benchmark(
-        "get async, 8 tasks @\(label)",
-        configuration: Bench.configuration(scaling: .kilo, maxDuration: .seconds(2)),
-        closure: { benchmark async in
-            let vault = concurrentState.value!
-            let tasks = 8
-            let perTask = max(1, benchmark.scaledIterations.count / tasks)
-            await withTaskGroup(of: Void.self) { group in
-                for task in 0..<tasks {
-                    group.addTask {
-                        var indices = IndexStream(bound: count, seed: UInt64(task + 1))
-                        for _ in 0..<perTask {
-                            let index = indices.next()
-                            blackHole(try! await vault.secret(service: Bench.service(index), account: Bench.account(index)))
-                        }
+    asyncVaultBenchmark("get async, 8 tasks @\(label)", count: count) { benchmark, vault in
+        let tasks = 8
+        let perTask = max(1, benchmark.scaledIterations.count / tasks)
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<tasks {
+                group.addTask {
+                    var indices = IndexStream(bound: count, seed: UInt64(task + 1))
+                    for _ in 0..<perTask {
+                        let index = indices.next()
+                        blackHole(try! await vault.secret(service: Bench.service(index), account: Bench.account(index)))
                     }
                 }
             }
-        },
-        setup: { concurrentState.value = try VaultFixture.withItems(count).open() },
-        teardown: { concurrentState.value?.close(); concurrentState.value = nil }
+        }
+    }
+}
+
+/// An async benchmark on one vault of `count` items, opened in setup and kept across
+/// iterations (as a server keeps it), closed in teardown.
+func asyncVaultBenchmark(_ name: String, count: Int, _ body: @escaping @Sendable (Benchmark, Vault) async -> Void) {
+    let state = Shared<Vault>()
+    Benchmark(
+        name,
+        configuration: Bench.configuration(scaling: .kilo, maxDuration: .seconds(2)),
+        closure: { benchmark async in await body(benchmark, state.value!) },
+        setup: { state.value = try VaultFixture.withItems(count).open() },
+        teardown: { state.value?.close(); state.value = nil }
     )
 }
