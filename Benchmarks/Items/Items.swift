@@ -36,6 +36,8 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
     }
 
+    asyncHopFloorBenchmarks()
+
     for count in Bench.itemCounts {
         let label = Bench.countLabel(count)
 
@@ -62,28 +64,9 @@ let benchmarks: @Sendable () -> Void = {
             teardown: { getState.value?.0.close(); getState.value = nil }
         )
 
-        // MARK: get, async
+        // MARK: get, async (AsyncHop.swift)
 
-        // The same reads through the async twin: each hops to the vault's serial queue and
-        // back. Beside "get", it shows what the hop costs (the target: <= 1.15x).
-        let asyncGetState = Shared<(Vault, IndexStream)>()
-        Benchmark(
-            "get async @\(label)",
-            configuration: Bench.configuration(scaling: .kilo, maxDuration: .seconds(2)),
-            closure: { benchmark async in
-                var (vault, indices) = asyncGetState.value!
-                for _ in benchmark.scaledIterations {
-                    let index = indices.next()
-                    blackHole(try! await vault.secret(service: Bench.service(index), account: Bench.account(index)))
-                }
-                asyncGetState.value = (vault, indices)
-            },
-            setup: {
-                let fixture = try VaultFixture.withItems(count)
-                asyncGetState.value = (try fixture.open(), IndexStream(bound: count))
-            },
-            teardown: { asyncGetState.value?.0.close(); asyncGetState.value = nil }
-        )
+        asyncGetBenchmarks(count: count)
 
         // MARK: get after another connection's commit
 
