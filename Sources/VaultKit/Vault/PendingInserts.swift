@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The `set`s of a write transaction waiting to be inserted in one storage call
 /// (``BulkInsertingStorage``): each is sealed as a new item, and one that finds an item
