@@ -169,8 +169,11 @@ let package = Package(
 
         // The PostgreSQL storage engine, its own product so a SQLite-only user never builds
         // libpq (docs/ARCHITECTURE.md, "PostgreSQL").
-        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
-        .target(name: "VaultKitPostgres", dependencies: ["VaultKit", "CLibPQ"]),
+        // Headers only (no pkg-config: its `-lpq` would make every program load libpq at start).
+        .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        // libpq's functions, loaded from libpq on first use (Sources/CLibPQLoader/libpq_loader.c).
+        .target(name: "CLibPQLoader", dependencies: ["CLibPQ"]),
+        .target(name: "VaultKitPostgres", dependencies: ["VaultKit", "CLibPQ", "CLibPQLoader"]),
         // The engine behaviour every storage must give, run by each engine's test target.
         .target(name: "StorageConformance", dependencies: ["VaultKit"], path: "Tests/StorageConformance"),
         .testTarget(name: "VaultKitPostgresTests", dependencies: ["VaultKitPostgres", "VaultKit", "StorageConformance", "TestSupport", "vault-test-writer"]),

@@ -8,17 +8,40 @@ import TestSupport
 /// VaultKit and the tool import only FoundationEssentials.
 @Suite struct LinkageTests {
     #if os(Linux)
-    @Test func vaultLoadsNoFoundationBeyondEssentials() throws {
-        // glibc's loader names every object it loads on standard error.
-        let result = try ChildProcess.run(CLI.executable, ["--version"], environment: ChildProcess.cleanEnvironment(["LD_DEBUG": "files"]), timeout: .seconds(60))
+    /// The shared objects a `vault` process loads, by file name, as glibc's loader names
+    /// them on standard error with `LD_DEBUG=files`.
+    static func loadedObjects(_ cli: CLI, _ arguments: [String], vault: Bool = false) throws -> Set<String> {
+        let result = try cli.run(arguments, env: ["LD_DEBUG": "files"], vault: vault)
         #expect(result.status == 0, "\(result.stderr)")
         let loaded = Set(result.stderr.split(separator: "\n").compactMap { line -> String? in
             guard let start = line.range(of: "file=") else { return nil }
-            return String(line[start.upperBound...].prefix { $0 != " " && $0 != "[" })
+            return (String(line[start.upperBound...].prefix { $0 != " " && $0 != "[" }) as NSString).lastPathComponent
         })
         #expect(!loaded.isEmpty, "LD_DEBUG=files named no objects: \(result.stderr.prefix(300))")
+        return loaded
+    }
+
+    @Test func vaultLoadsNoFoundationBeyondEssentials() throws {
+        let loaded = try Self.loadedObjects(CLI(), ["--version"])
         let refused = ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so", "libFoundationNetworking.so"]
-        #expect(loaded.filter { refused.contains(($0 as NSString).lastPathComponent) }.isEmpty, "\(loaded.sorted())")
+        #expect(loaded.filter { refused.contains($0) }.isEmpty, "\(loaded.sorted())")
+    }
+
+    /// libpq (and the ~20 libraries it needs) is loaded by the first PostgreSQL call
+    /// (CLibPQLoader), not at the start of every command: a file vault never loads it.
+    @Test func libpqIsLoadedOnlyForAPostgresVault() throws {
+        let cli = CLI()
+        try cli.initVault()
+        try cli.set("s", "a", "secret")
+        let file = try Self.loadedObjects(cli, ["get", "s", "a"], vault: true)
+        #expect(!file.contains { $0.hasPrefix("libpq.so") }, "\(file.sorted())")
+        #expect(file.contains { $0.hasPrefix("libsodium") }, "\(file.sorted())")
+        guard let server = ProcessInfo.processInfo.environment["VAULTKIT_TEST_POSTGRES_URL"] else {
+            Issue.record("VAULTKIT_TEST_POSTGRES_URL is not set (scripts/postgres-test-cluster.sh)")
+            return
+        }
+        let postgres = try Self.loadedObjects(cli, ["init", "--vault", server + "#linkage-" + UUID().uuidString.lowercased()] + CLI.cheapKDF)
+        #expect(postgres.contains { $0.hasPrefix("libpq.so") }, "\(postgres.sorted())")
     }
     #endif
 }
