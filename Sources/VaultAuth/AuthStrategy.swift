@@ -10,33 +10,6 @@ public enum AuthFailure: Sendable, Hashable {
     case sessionTakenOver
 }
 
-/// Why a strategy could not produce new tokens. Never carries a token or password.
-public enum StrategyError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The server refused the credential for good (for example `invalid_grant`); the code is the
-    /// server's OAuth error code. The client never presents the same credential again.
-    case refused(String)
-    /// The network or the server failed for now (no answer, 5xx, 429); the tokens stay.
-    case transient(String)
-    /// The server refused the request, not the credential: the client's setup is wrong
-    /// (`invalid_client`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`, ...).
-    /// The tokens stay; signing the user out would not fix it.
-    case configuration(String)
-    /// The account's session was taken over by another device.
-    case sessionTakenOver
-    /// This strategy cannot do that (for example log in again without the user).
-    case unsupported
-
-    public var description: String {
-        switch self {
-        case .refused(let code): "the server refused the credential (\(code))"
-        case .transient(let reason): "temporary failure: \(reason)"
-        case .configuration(let code): "the server refused the client's request (\(code)); check the client configuration"
-        case .sessionTakenOver: "the session was taken over by another device"
-        case .unsupported: "not supported by this strategy"
-        }
-    }
-}
-
 /// How to get new tokens and how to recognise an authentication failure: the part of
 /// ``AuthClient`` you can replace.
 ///
@@ -54,11 +27,11 @@ public enum StrategyError: Error, Sendable, Hashable, CustomStringConvertible {
 ///         var request = HTTPRequest(method: "POST", url: renewURL)
 ///         request.setHeader("Authorization", "Bearer \(tokens.accessToken)")
 ///         let response: HTTPResponse
-///         do { response = try await transport.send(request) } catch { throw .transient("network") }
+///         do { response = try await transport.send(request) } catch { throw .transient(.network) }
 ///         switch response.status {
 ///         case 200: return TokenSet(accessToken: String(decoding: response.body, as: UTF8.self), expiresIn: 900)
-///         case 401, 403: throw .refused("renewal refused")
-///         default: throw .transient("HTTP \(response.status)")
+///         case 401, 403: throw .refused(httpStatus: response.status)
+///         default: throw .transient(httpStatus: response.status)
 ///         }
 ///     }
 /// }
@@ -67,8 +40,8 @@ public protocol AuthStrategy: Sendable {
     /// Exchanges `tokens` for new ones. A rotated refresh token must be in the result; a
     /// missing one keeps the old (the client does that).
     ///
-    /// - Throws: ``StrategyError/refused(_:)`` when the server says the credential is dead,
-    ///   ``StrategyError/transient(_:)`` when it might work later.
+    /// - Throws: ``StrategyError/Code/refused`` when the server says the credential is dead,
+    ///   ``StrategyError/Code/transient`` when it might work later.
     func refresh(_ tokens: TokenSet, transport: any HTTPTransport) async throws(StrategyError) -> TokenSet
 
     /// Whether ``relogin(transport:)`` can log in without the user (stored credentials).

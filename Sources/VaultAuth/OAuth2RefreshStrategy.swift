@@ -44,7 +44,7 @@ public struct OAuth2RefreshStrategy: AuthStrategy {
     }
 
     public func refresh(_ tokens: TokenSet, transport: any HTTPTransport) async throws(StrategyError) -> TokenSet {
-        guard let refreshToken = tokens.refreshToken else { throw .refused("no refresh token") }
+        guard let refreshToken = tokens.refreshToken else { throw .refused(.noRefreshToken) }
         return try await TokenEndpoint(url: tokenEndpoint, client: client)
             .grant([("grant_type", "refresh_token"), ("refresh_token", refreshToken)], previous: tokens, transport: transport)
     }
@@ -110,15 +110,13 @@ public struct StoredCredentialsStrategy: AuthStrategy {
     public var canRelogin: Bool { true }
 
     public func relogin(transport: any HTTPTransport) async throws(StrategyError) -> TokenSet {
-        let password: String
+        let stored: String?
         do {
-            guard let stored = try credentials.password() else { throw StrategyError.refused("no stored credentials") }
-            password = stored
-        } catch let error as StrategyError {
-            throw error
+            stored = try credentials.password()
         } catch {
-            throw .transient("credential storage failed")
+            throw .transient(.credentialStorageFailed)
         }
+        guard let password = stored else { throw .refused(.noStoredCredentials) }
         return try await TokenEndpoint(url: tokenEndpoint, client: client)
             .grant([("grant_type", "password"), ("username", credentials.account), ("password", password)], previous: nil, transport: transport)
     }

@@ -43,7 +43,7 @@ extension AuthClient {
         case 200, 201:
             guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
                   let sessionID = object["session_id"] as? String else {
-                throw .sessionProtocol("claim answer without session_id")
+                throw .sessionProtocol(.claimWithoutSessionID)
             }
             try await recordSessionID(sessionID, epoch: claimEpoch)
             configuration.logger.info("session claimed")
@@ -52,7 +52,7 @@ extension AuthClient {
             await refuseLogin(current)
             throw .loggedInOnAnotherDevice
         default:
-            throw .sessionProtocol("claim answered HTTP \(response.status)")
+            throw .sessionProtocol(.unexpectedClaimStatus, httpStatus: response.status)
         }
     }
 
@@ -75,7 +75,7 @@ extension AuthClient {
             configuration.logger.info("session lease expired; claiming a new one")
             try await claimSession()
         default:
-            throw .sessionProtocol("keep-alive answered HTTP \(response.status)")
+            throw .sessionProtocol(.unexpectedKeepAliveStatus, httpStatus: response.status)
         }
     }
 
@@ -86,7 +86,7 @@ extension AuthClient {
         let releaseEpoch = sessionEpoch
         let response = try await send(HTTPRequest(method: "DELETE", url: session.url(of: sessionID)))
         guard [200, 204, 404, 410].contains(response.status) else {
-            throw .sessionProtocol("release answered HTTP \(response.status)")
+            throw .sessionProtocol(.unexpectedReleaseStatus, httpStatus: response.status)
         }
         try? await recordSessionID(nil, epoch: releaseEpoch)
         emit(.leaseReleased)

@@ -30,21 +30,21 @@ struct TokenEndpoint: Sendable {
         do {
             response = try await transport.send(formRequest(url: url, parameters))
         } catch {
-            throw .transient("network error")
+            throw .transient(.network)
         }
         let receivedAt = Date()
         switch response.status {
         case 200:
             guard let parsed = Self.parse(response.body, receivedAt: receivedAt, previous: previous) else {
-                throw .transient("malformed token response")
+                throw .transient(.malformedTokenResponse)
             }
             return parsed
         case 408, 429, 500...599:
-            throw .transient("token endpoint answered HTTP \(response.status)")
+            throw .transient(httpStatus: response.status)
         case 409 where OAuthErrorBody.code(in: response.body) == "session_taken_over":
             throw .sessionTakenOver
         default:
-            throw Self.refusal(status: response.status, code: Self.safeCode(OAuthErrorBody.code(in: response.body)))
+            throw Self.refusal(status: response.status, code: OAuthErrorBody.code(in: response.body).flatMap(OAuthErrorCode.init(rawValue:)))
         }
     }
 
@@ -52,9 +52,9 @@ struct TokenEndpoint: Sendable {
     /// code) is dead. `invalid_client`, `unauthorized_client`, `unsupported_grant_type`,
     /// `invalid_scope`, `invalid_request`, any other code, or none, say the request or the
     /// client's setup is wrong: the credential may be fine, so it is kept.
-    static func refusal(status: Int, code: String?) -> StrategyError {
-        guard let code else { return .configuration("HTTP \(status)") }
-        return code == "invalid_grant" ? .refused(code) : .configuration(code)
+    static func refusal(status: Int, code: OAuthErrorCode?) -> StrategyError {
+        guard let code else { return .configuration(httpStatus: status) }
+        return code == .invalidGrant ? .refused(oauthError: code) : .configuration(oauthError: code)
     }
 
     /// An RFC 6749 section 5.1 token response; a missing refresh token keeps the previous one
@@ -72,13 +72,6 @@ struct TokenEndpoint: Sendable {
                         expiresIn: expiresIn,
                         receivedAt: receivedAt,
                         sessionID: (object["session_id"] as? String) ?? previous?.sessionID)
-    }
-
-    /// Only a short code made of the characters RFC 6749 allows goes into errors and logs.
-    static func safeCode(_ code: String?) -> String? {
-        guard let code, code.count <= 64,
-              code.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) && $0 != "\"" && $0 != "\\" }) else { return nil }
-        return code
     }
 
     func formRequest(url: URL, _ parameters: [(String, String)]) -> HTTPRequest {

@@ -97,25 +97,6 @@ public struct TokenStore: Sendable {
     }
 }
 
-/// Why tokens could not be read or written. Never carries a token.
-public enum TokenStoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The vault failed; see the wrapped error.
-    case vault(VaultError)
-    /// The stored item is not a token set this version of VaultAuth can read.
-    case undecodable
-    /// The cross-process refresh lock beside the vault could not be taken (`EPERM`: the lock
-    /// file is not a regular file owned by this user).
-    case lock(path: String, errno: Int32)
-
-    public var description: String {
-        switch self {
-        case .vault(let error): "token storage failed: \(error)"
-        case .undecodable: "the stored tokens are not in a format this version can read"
-        case .lock(let path, let code): "cannot take the refresh lock \(path): \(String(cString: strerror(code)))"
-        }
-    }
-}
-
 /// The JSON envelope VaultAuth wrote before it used VaultKit's value encoding,
 /// `{"tokens":{…},"v":1}`: still read, never written.
 struct LegacyStoredTokens: Codable {

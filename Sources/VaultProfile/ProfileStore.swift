@@ -59,6 +59,12 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
     private var remoteTasks: [Task<Void, Never>] = []
     private var isShutDown = false
 
+    /// A store the app let go of stops following remote updates. (A pending debounced write
+    /// holds the store until it is done, so this never drops a change.)
+    deinit {
+        for task in remoteTasks { task.cancel() }
+    }
+
     /// A store whose snapshots are items of `vault` under `service`.
     ///
     /// - Parameters:
@@ -259,8 +265,10 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
     }
 
     /// Applies every profile that `remoteUpdates` delivers, in order, like a server's
-    /// snapshot listener, until the sequence ends, the account signs out or the store
-    /// shuts down. Returns at once; the sequence is read in a task of the store's own.
+    /// snapshot listener, until the sequence ends, the account signs out, the store
+    /// shuts down or the app lets go of the store. Returns at once; the sequence is read in
+    /// a task of the store's own, which holds the store weakly and is cancelled when the
+    /// store is deinitialised, so a stream that never ends cannot keep a store alive.
     ///
     /// Local and remote changes are applied in the order they reach the store; the last
     /// one wins. An error thrown by the sequence ends the following and is logged.
@@ -268,10 +276,11 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
         try checkSignedIn()
         guard let sessionID = session?.id else { throw ProfileStoreError.notSignedIn }
         remoteTasks.removeAll { $0.isCancelled }
-        remoteTasks.append(Task {
+        let logger = self.logger
+        remoteTasks.append(Task { [weak self] in
             do {
                 for try await profile in remoteUpdates {
-                    guard receiveRemote(profile, sessionID: sessionID) else { return }
+                    guard let self, await self.receiveRemote(profile, sessionID: sessionID) else { return }
                 }
                 logger.debug("remote profile updates ended")
             } catch {
@@ -304,7 +313,7 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
     /// Writes the current profile now, if it changed since the last write, and returns
     /// once it is durable.
     ///
-    /// - Throws: ``ProfileStoreError/notSignedIn``, the storage's errors, ``ProfileStoreError/encodingFailed(_:)``.
+    /// - Throws: ``ProfileStoreError/notSignedIn``, the storage's errors, ``ProfileStoreError/encodingFailed``.
     public func persist() async throws {
         guard session != nil else { throw ProfileStoreError.notSignedIn }
         try await writeSnapshot()
@@ -343,7 +352,8 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
         do {
             data = try encoder.encode(profile)
         } catch {
-            throw ProfileStoreError.encodingFailed("\(type(of: error))")
+            logger.error("profile could not be encoded", metadata: ["error": "\(type(of: error))"])
+            throw ProfileStoreError.encodingFailed
         }
         let snapshot = StoredProfileSnapshot(data: data, schemaVersion: configuration.schemaVersion)
         let storage = self.storage

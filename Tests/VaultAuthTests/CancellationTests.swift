@@ -28,7 +28,7 @@ import VaultKit
         // The cancelled request returns while its token request is still held at the server.
         #expect(await returned.wait(seconds: 30))
         proceed.signal()
-        await #expect(throws: AuthError.transient("cancelled")) { try await cancelled.value }
+        await #expect(throws: AuthError.transient(.cancelled)) { try await cancelled.value }
 
         #expect(try await sharing.value.status == 200)
         // The refresh went on: one token request, its tokens current and durable.

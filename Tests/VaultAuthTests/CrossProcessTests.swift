@@ -92,7 +92,7 @@ import VaultKit
         let before = try #require(await client.currentTokens)
         fixture.server.configure { $0.refreshError = (status, code) }
 
-        await #expect(throws: AuthError.configuration(code)) { try await client.refreshNow() }
+        await #expect(throws: AuthError.configuration(oauthError: try #require(OAuthErrorCode(rawValue: code)))) { try await client.refreshNow() }
         #expect(await client.currentState == .signedIn)
         await #expect(try fixture.store().load() == before)
         // Fixed on the server's side, the same refresh token works: it was never refused.
@@ -174,7 +174,7 @@ import VaultKit
         #expect(throws: AuthorizationError.stateMismatch) { try request.code(from: URL(string: "http://127.0.0.1:8765/callback?code=c1&state=s2")!) }
         #expect(throws: AuthorizationError.stateMismatch) { try request.code(from: URL(string: "http://127.0.0.1:8765/callback?code=c1")!) }
         #expect(throws: AuthorizationError.wrongRedirect) { try request.code(from: URL(string: "http://127.0.0.1:9999/callback?code=c1&state=s1")!) }
-        #expect(throws: AuthorizationError.denied("access_denied")) {
+        #expect(throws: AuthorizationError.denied(.accessDenied)) {
             try request.code(from: URL(string: "http://127.0.0.1:8765/callback?error=access_denied&state=s1")!)
         }
         #expect(throws: AuthorizationError.missingCode) { try request.code(from: URL(string: "http://127.0.0.1:8765/callback?state=s1")!) }

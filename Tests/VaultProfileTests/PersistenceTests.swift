@@ -124,3 +124,29 @@ import VaultProfile
         await #expect(try !vault.contains(service: testService, account: "alice"))
     }
 }
+
+/// A profile that cannot be encoded is a typed error that quotes none of it.
+@Suite struct EncodingFailureTests {
+    /// Encoding always fails, with an error whose text quotes a value of the profile.
+    struct Unencodable: Codable, Sendable {
+        var secret = "SECRET-VALUE"
+
+        func encode(to encoder: any Encoder) throws {
+            throw EncodingError.invalidValue(secret, EncodingError.Context(codingPath: [], debugDescription: "cannot encode \(secret)"))
+        }
+    }
+
+    @Test func persistingAnUnencodableProfileThrowsEncodingFailed() async throws {
+        let vault = try makeVault()
+        let store = ProfileStore<Unencodable>(vault: vault, service: testService,
+                                              configuration: ProfileStoreConfiguration(debounce: .seconds(3600)))
+        try await store.start(account: "alice")
+        try await store.replace(with: Unencodable())
+        let error = try await #require(throws: ProfileStoreError.self) { try await store.persist() }
+        #expect(error == .encodingFailed)
+        #expect(error.code == .encodingFailed)
+        #expect(!"\(error)".contains("SECRET"), "\(error)")
+        #expect(try await vault.entry(service: testService, account: "alice") == nil)
+        #expect(await store.hasUnsavedChanges)
+    }
+}

@@ -97,3 +97,30 @@ import VaultProfile
         await #expect(throws: ProfileStoreError.shutDown) { try await store.update { $0.nickname = "late" } }
     }
 }
+
+/// The task that reads a remote stream does not outlive the store.
+@Suite struct FollowLifetimeTests {
+    @Test func aStoreLetGoOfStopsReadingItsRemoteStream() async throws {
+        let vault = try makeVault()
+        let (server, listener) = AsyncStream.makeStream(of: TestProfile.self)
+        let (ended, endedSignal) = AsyncStream.makeStream(of: Void.self)
+        listener.onTermination = { _ in endedSignal.finish() }
+        do {
+            let store = ProfileStore<TestProfile>(vault: vault, service: testService,
+                                                  configuration: ProfileStoreConfiguration(debounce: .milliseconds(10)))
+            try await store.start(account: "alice")
+            try await store.replace(with: TestProfile(nickname: "n0"))
+            try await store.follow(server)
+            listener.yield(TestProfile(nickname: "from server"))
+            try await waitUntil("the remote profile in the vault") {
+                try storedProfile(in: vault, account: "alice") == TestProfile(nickname: "from server")
+            }
+        }
+        // The store is gone (its debounced write done): its deinit cancelled the reading task,
+        // which ends the server's stream. Before, that task kept the store alive for as long
+        // as the stream stayed open.
+        try await withTimeout("the remote stream to end") {
+            for await _ in ended {}
+        }
+    }
+}

@@ -87,7 +87,7 @@ extension AuthClient {
 
         let outcome: Result<TokenSet, StrategyError>
         if refused.contains(current) {
-            outcome = .failure(.refused("previously refused"))
+            outcome = .failure(.refused(.previouslyRefused))
         } else {
             do {
                 outcome = .success(try await strategy.refresh(current, transport: transport))
@@ -97,22 +97,25 @@ extension AuthClient {
         }
         if let discarded = superseded(flight, outcome) { return .failure(discarded) }
 
+        let failure: StrategyError
         switch outcome {
-        case .success(let fresh):
-            return await adopt(fresh, replacing: current, expected: expected, in: flight)
-        case .failure(.transient(let reason)):
-            logger.warning("refresh failed for now, tokens kept", metadata: ["reason": "\(reason)"])
-            return keepingTokens(.transient(reason), event: .refreshFailed(reason))
-        case .failure(.configuration(let code)):
-            logger.error("the token endpoint refused the client; check its configuration; tokens kept", metadata: ["code": "\(code)"])
-            return keepingTokens(.configuration(code), event: .configurationError(code))
-        case .failure(.sessionTakenOver):
+        case .success(let fresh): return await adopt(fresh, replacing: current, expected: expected, in: flight)
+        case .failure(let error): failure = error
+        }
+        switch failure.code {
+        case .transient:
+            logger.warning("refresh failed for now, tokens kept", metadata: ["reason": "\(failure.reasonText)"])
+            return keepingTokens(failure)
+        case .configuration:
+            logger.error("the token endpoint refused the client; check its configuration; tokens kept",
+                         metadata: ["code": "\(failure.reasonText)"])
+            return keepingTokens(failure)
+        case .sessionTakenOver:
             await endSession(.sessionTakenOver, ending: current, lockHeld: true)
             return .failure(.sessionTakenOver)
-        case .failure(.refused(let code)):
-            return await refusedRefresh(code, replacing: current, expected: expected, in: flight)
-        case .failure(.unsupported):
-            return await refusedRefresh("unsupported", replacing: current, expected: expected, in: flight)
+        default:
+            // Refused, or a strategy that cannot refresh (unsupported): the credential is not used again.
+            return await refusedRefresh(failure.reasonText, replacing: current, expected: expected, in: flight)
         }
     }
 
@@ -139,31 +142,35 @@ extension AuthClient {
             outcome = .failure(error)
         }
         if let discarded = superseded(flight, outcome) { return .failure(discarded) }
+        let failure: StrategyError
         switch outcome {
         case .success(let fresh):
             logger.info("logged in again after a refused refresh")
             return await adopt(fresh, replacing: current, expected: expected, in: flight)
-        case .failure(.transient(let reason)):
-            return keepingTokens(.transient(reason), event: .refreshFailed(reason))
-        case .failure(.configuration(let reloginCode)):
-            return keepingTokens(.configuration(reloginCode), event: .configurationError(reloginCode))
-        case .failure(.sessionTakenOver):
+        case .failure(let error):
+            failure = error
+        }
+        let reason: SignOutReason
+        switch failure.code {
+        case .transient, .configuration:
+            return keepingTokens(failure)
+        case .sessionTakenOver:
             await endSession(.loggedInOnAnotherDevice, ending: current, lockHeld: true)
             return .failure(.loggedInOnAnotherDevice)
-        case .failure(.refused(let reloginCode)):
-            await endSession(.reloginRefused(reloginCode), ending: current, lockHeld: true)
-            return .failure(.signedOut(.reloginRefused(reloginCode)))
-        case .failure(.unsupported):
-            await endSession(.refreshRefused(code), ending: current, lockHeld: true)
-            return .failure(.signedOut(.refreshRefused(code)))
+        case .unsupported:
+            reason = .refreshRefused(code)
+        default:
+            reason = .reloginRefused(failure.reasonText)
         }
+        await endSession(reason, ending: current, lockHeld: true)
+        return .failure(.signedOut(reason))
     }
 
     /// A failure that keeps the tokens (for now, or a refused client): back to signed in.
-    private func keepingTokens(_ error: AuthError, event: AuthEvent) -> Result<TokenSet, AuthError> {
-        emit(event)
+    private func keepingTokens(_ failure: StrategyError) -> Result<TokenSet, AuthError> {
+        emit(failure.code == .configuration ? .configurationError(failure.reasonText) : .refreshFailed(failure.reasonText))
         publish(.signedIn)
-        return .failure(error)
+        return .failure(AuthError(keeping: failure))
     }
 
     /// If the session changed while the strategy worked, the error for the waiters; new

@@ -22,11 +22,11 @@ extension AuthClient {
             do {
                 response = try await transport.send(authorized(request, with: current))
             } catch is CancellationError {
-                throw .transient("cancelled")
+                throw .transient(.cancelled)
             } catch let error as URLError where error.code == .cancelled {
-                throw .transient("cancelled")
+                throw .transient(.cancelled)
             } catch {
-                throw .transient("network error")
+                throw .transient(.network)
             }
             switch strategy.authFailure(in: response, for: request) {
             case .none:
@@ -79,9 +79,10 @@ extension AuthClient {
         guard current.expires(within: configuration.refreshLeeway, at: configuration.now()) else { return current }
         do {
             return try await refreshed(replacing: current)
-        } catch .transient(let reason) where !current.isExpired(at: configuration.now()) {
+        } catch {
             // Not expired yet: try the old token rather than fail the request.
-            logger.info("proactive refresh failed, using the current token", metadata: ["reason": "\(reason)"])
+            guard error.code == .transient, !current.isExpired(at: configuration.now()) else { throw error }
+            logger.info("proactive refresh failed, using the current token", metadata: ["reason": "\(error.reasonText)"])
             return current
         }
     }

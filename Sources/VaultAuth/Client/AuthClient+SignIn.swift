@@ -41,19 +41,17 @@ extension AuthClient {
     /// Signs in through the strategy's login without the user (stored credentials).
     ///
     /// - Throws: ``AuthError/signedOut(_:)`` with ``SignOutReason/reloginRefused(_:)`` when
-    ///   the server refuses, ``AuthError/configuration(_:)``, ``AuthError/transient(_:)``, and
+    ///   the server refuses, ``AuthError/Code/configuration``, ``AuthError/Code/transient``, and
     ///   the errors of ``signIn(with:)``.
     public func signIn() async throws(AuthError) {
         let fresh: TokenSet
         do {
             fresh = try await strategy.relogin(transport: transport)
         } catch {
-            switch error {
-            case .transient(let reason): throw .transient(reason)
-            case .configuration(let code): throw .configuration(code)
-            case .refused(let code): throw .signedOut(.reloginRefused(code))
-            case .unsupported: throw .signedOut(.reloginRefused("unsupported"))
+            switch error.code {
+            case .transient, .configuration: throw AuthError(keeping: error)
             case .sessionTakenOver: throw .loggedInOnAnotherDevice
+            default: throw .signedOut(.reloginRefused(error.reasonText))   // refused, unsupported
             }
         }
         try await signIn(with: fresh)

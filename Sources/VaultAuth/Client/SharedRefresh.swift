@@ -2,7 +2,8 @@ import Synchronization
 
 /// The one refresh in flight in a process, shared by every request that needs new tokens:
 /// each waits for its outcome, and a waiter that is cancelled stops waiting
-/// (``AuthError/transient(_:)`` "cancelled") without cancelling the refresh the others share.
+/// (``AuthError/Code/transient``, ``AuthErrorReason/cancelled``) without cancelling the
+/// refresh the others share.
 ///
 /// It also collects tokens the refresh obtained but must not keep (its session ended, or
 /// someone else's tokens won): the refresh revokes them after its waiters have their
@@ -26,7 +27,7 @@ final class SharedRefresh: Sendable {
         self.epoch = epoch
     }
 
-    /// Waits for the outcome; returns `.transient("cancelled")` at once if the calling task is
+    /// Waits for the outcome; returns `.transient(.cancelled)` at once if the calling task is
     /// (or gets) cancelled first.
     func outcome() async -> Outcome {
         let waiter = state.withLock { state in
@@ -39,7 +40,7 @@ final class SharedRefresh: Sendable {
                     if let outcome = state.outcome { return outcome }
                     // Checked under the lock: a cancellation handler that ran before this found
                     // no waiter to resume, so this is where that cancellation is seen.
-                    if Task.isCancelled { return .failure(.transient("cancelled")) }
+                    if Task.isCancelled { return .failure(.transient(.cancelled)) }
                     state.waiters[waiter] = continuation
                     return nil
                 }
@@ -47,7 +48,7 @@ final class SharedRefresh: Sendable {
             }
         } onCancel: {
             let continuation = state.withLock { $0.waiters.removeValue(forKey: waiter) }
-            continuation?.resume(returning: .failure(.transient("cancelled")))
+            continuation?.resume(returning: .failure(.transient(.cancelled)))
         }
     }
 

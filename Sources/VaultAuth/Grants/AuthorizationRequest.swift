@@ -86,7 +86,7 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
         let items = components.queryItems ?? []
         func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
         guard let returned = value("state"), Self.constantTimeEqual(returned, state) else { throw .stateMismatch }
-        if let error = value("error") { throw .denied(TokenEndpoint.safeCode(error) ?? "unreadable error") }
+        if let error = value("error") { throw .denied(OAuthErrorCode(rawValue: error)) }
         guard let code = value("code"), !code.isEmpty else { throw .missingCode }
         return code
     }
@@ -110,26 +110,5 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
         let x = Array(a.utf8), y = Array(b.utf8)
         guard x.count == y.count else { return false }
         return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
-    }
-}
-
-/// Why the redirect of an ``AuthorizationRequest`` brought no usable code.
-public enum AuthorizationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The URL is not the request's redirect URI.
-    case wrongRedirect
-    /// `state` is missing or not the request's: the redirect was forged or belongs to another request.
-    case stateMismatch
-    /// The server or the user refused (the OAuth error code, for example `access_denied`).
-    case denied(String)
-    /// The redirect carries neither a code nor an error.
-    case missingCode
-
-    public var description: String {
-        switch self {
-        case .wrongRedirect: "the redirect is not this request's redirect URI"
-        case .stateMismatch: "the redirect's state does not match the request (forged or stale)"
-        case .denied(let code): "authorization refused: \(code)"
-        case .missingCode: "the redirect carries no authorization code"
-        }
     }
 }

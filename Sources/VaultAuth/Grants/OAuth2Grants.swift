@@ -12,9 +12,9 @@ import Foundation
 /// ```
 ///
 /// The browser flow for users is ``AuthorizationRequest`` (authorization code with PKCE). The
-/// errors are the strategies' (RFC 6749 section 5.2): ``StrategyError/refused(_:)`` for
-/// `invalid_grant` (wrong password, used or expired code), ``StrategyError/configuration(_:)``
-/// for a refused client, ``StrategyError/transient(_:)`` for network errors, 5xx and 429.
+/// errors are the strategies' (RFC 6749 section 5.2): ``StrategyError/Code/refused`` for
+/// `invalid_grant` (wrong password, used or expired code), ``StrategyError/Code/configuration``
+/// for a refused client, ``StrategyError/Code/transient`` for network errors, 5xx and 429.
 public struct OAuth2Grants: Sendable {
     /// The token endpoint.
     public let tokenEndpoint: URL

@@ -108,10 +108,11 @@ func sendAndExit(label: String, refreshFirst: Bool) async -> Never {
         let response = try await client.send(resource)
         say("\(label) \(response.status)")
         exit(response.status == 200 ? 0 : 1)
-    } catch AuthError.signedOut(let reason) {
-        say("SIGNED_OUT \(reason)")
-        exit(3)
     } catch {
+        if error.code == .signedOut, let reason = error.signOutReason {
+            say("SIGNED_OUT \(reason)")
+            exit(3)
+        }
         say("ERROR \(error)")
         exit(1)
     }

@@ -111,7 +111,7 @@ struct RealServerWorld {
         #expect(result.stdout.contains("SIGNED_OUT_DONE"), "\(result.stdout) \(result.stderr)")
         await #expect(try world.store.load() == nil)
         #expect(try await world.server.resourceStatus(with: newest.accessToken) == 401)
-        #expect(await world.server.refreshOutcome(try #require(newest.refreshToken)) == "\(StrategyError.refused("invalid_grant"))")
+        #expect(await world.server.refreshOutcome(try #require(newest.refreshToken)) == "\(StrategyError.refused(oauthError: .invalidGrant))")
     }
 }
 
@@ -132,7 +132,7 @@ struct RealServerWorld {
         #expect(try await client.send(HTTPRequest(url: world.server.resourceURL)).status == 200)
 
         // Someone replays the rotated-away refresh token: the server ends the whole family.
-        #expect(await world.server.refreshOutcome(try #require(first.refreshToken)) == "\(StrategyError.refused("invalid_grant"))")
+        #expect(await world.server.refreshOutcome(try #require(first.refreshToken)) == "\(StrategyError.refused(oauthError: .invalidGrant))")
         let before = try await world.server.refreshRequests()
         // The client learns it from a 401, refreshes once, is refused once, signs out; no loop.
         await #expect(throws: AuthError.signedOut(.refreshRefused("invalid_grant"))) {
@@ -162,7 +162,7 @@ struct RealServerWorld {
 
         let misconfigured = try world.client(world.server.strategy(.basic(clientID: confidential, secret: "not the secret")))
         try await misconfigured.signIn(with: first)
-        await #expect(throws: AuthError.configuration("invalid_client")) { try await misconfigured.refreshNow() }
+        await #expect(throws: AuthError.configuration(oauthError: .invalidClient)) { try await misconfigured.refreshNow() }
         #expect(await misconfigured.currentState == .signedIn)
         await #expect(try world.store.load() == first)
 
@@ -210,7 +210,7 @@ struct RealServerWorld {
             #expect(tokens.refreshToken == nil)
             #expect(try await world.server.resourceStatus(with: tokens.accessToken) == 200)
         }
-        await #expect(throws: StrategyError.configuration("invalid_client")) {
+        await #expect(throws: StrategyError.configuration(oauthError: .invalidClient)) {
             try await world.server.grants(.basic(clientID: id, secret: "wrong")).clientCredentials()
         }
         // Ready for signIn: a client sends with them.
@@ -230,7 +230,7 @@ struct RealServerWorld {
                                                               secret: DjangoOAuthServer.Client.confidentialSecret))
             .password(username: "alice", password: "wonderland")
         #expect(try await world.server.resourceStatus(with: confidential.accessToken) == 200)
-        await #expect(throws: StrategyError.refused("invalid_grant")) {
+        await #expect(throws: StrategyError.refused(oauthError: .invalidGrant)) {
             try await world.server.grants(.none(clientID: DjangoOAuthServer.Client.publicID)).password(username: "alice", password: "wrong")
         }
     }
@@ -250,7 +250,7 @@ struct RealServerWorld {
         #expect(throws: AuthorizationError.stateMismatch) { try other.code(from: redirect) }
         // The code is bound to this request's verifier: another verifier cannot redeem it...
         let grants = world.server.grants(.none(clientID: DjangoOAuthServer.Client.webID))
-        await #expect(throws: StrategyError.refused("invalid_grant")) { try await grants.exchange(code: code, for: other) }
+        await #expect(throws: StrategyError.refused(oauthError: .invalidGrant)) { try await grants.exchange(code: code, for: other) }
 
         // ...a fresh code with the right one can.
         var again = TestBrowser()
