@@ -44,6 +44,9 @@ scripts/test-git-credential.sh
 # A package using only the VaultKit product, traits off, resolves no remote package (docs/DEPENDENCIES.md).
 scripts/check-core-dependencies.sh
 
+# The DocC catalogs (VaultKit, VaultAuth, VaultProfile) build without a warning: every link resolves.
+scripts/check-docs.sh
+
 if [[ -x Benchmarks/run-quick.sh ]]; then
     Benchmarks/run-quick.sh
 fi

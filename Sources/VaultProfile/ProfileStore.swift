@@ -68,8 +68,11 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
     /// A store whose snapshots are items of `vault` under `service`.
     ///
     /// - Parameters:
+    ///   - vault: the open vault the snapshots live in; the store uses its async calls.
     ///   - service: the vault service name of the snapshots, for example `"com.example.app.profile"`;
     ///     the store owns every item under it.
+    ///   - configuration: the snapshots' schema version, the write debounce window and the
+    ///     shutdown deadline.
     ///   - migration: called at start for a snapshot of another schema version; by default
     ///     such a snapshot is kept untouched and reported as ``ProfileLoadResult/unreadable(storedVersion:)``.
     ///   - logger: receives no profile contents, secrets or account names at levels above `.debug`.
@@ -137,7 +140,7 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
     ///   loaded profile, or `nil` when there is none.
     /// - Throws: ``ProfileStoreError/shutDown``; ``ProfileStoreError/superseded`` if
     ///   another `start` or ``signOut()`` ran meanwhile; the storage's errors, such as
-    ///   ``VaultKit/VaultError/tampered(reason:)``.
+    ///   `VaultError.tampered(reason:)`.
     @discardableResult
     public func start(account: String) async throws -> ProfileLoadResult<Profile> {
         guard !isShutDown else { throw ProfileStoreError.shutDown }

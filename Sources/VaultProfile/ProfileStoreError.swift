@@ -1,5 +1,5 @@
 /// What can go wrong with a ``ProfileStore``, beyond the storage's own errors
-/// (``VaultKit/VaultError``), which are passed through unchanged.
+/// (`VaultError`), which are passed through unchanged.
 ///
 /// A struct rather than an enum so that a later VaultProfile can add codes without breaking
 /// a client's `switch`: switch over ``code`` with a `default`, or compare a whole error

@@ -1,11 +1,11 @@
 import Foundation
 import VaultKit
 
-/// Keeps profile snapshots as items of a ``VaultKit/Vault``: one item per account under
+/// Keeps profile snapshots as items of a VaultKit `Vault`: one item per account under
 /// one service name.
 ///
 /// Each snapshot is the item (`service`, account): its secret is the profile as a VaultKit
-/// value (``VaultKit/Vault/setValue(_:service:account:label:generic:)``),
+/// value (`Vault.setValue(_:service:account:label:generic:)`),
 /// whose schema version is the store's ``ProfileStoreConfiguration/schemaVersion``; its
 /// label is `"profile snapshot"`. Like every vault item, all of it, names included, is
 /// sealed with XSalsa20-Poly1305; nothing is readable without the vault's passphrase or key.

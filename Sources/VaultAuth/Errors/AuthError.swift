@@ -133,7 +133,7 @@ public struct AuthError: Error, Hashable, Sendable, CustomStringConvertible {
 extension AuthError {
     /// No tokens, for this reason.
     public static func signedOut(_ reason: SignOutReason) -> AuthError { AuthError(.signedOut, signOutReason: reason) }
-    /// A failure for now, for this reason (``Reason/network``, ``Reason/cancelled``, ...); tokens kept.
+    /// A failure for now, for this reason (``AuthErrorReason/network``, ``AuthErrorReason/cancelled``, ...); tokens kept.
     public static func transient(_ reason: Reason) -> AuthError { AuthError(.transient, reason: reason) }
     /// A failure for now: the token endpoint answered 408, 429 or 5xx; tokens kept.
     public static func transient(httpStatus: Int) -> AuthError { AuthError(.transient, httpStatus: httpStatus) }

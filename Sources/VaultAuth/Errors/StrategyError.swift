@@ -75,9 +75,9 @@ extension StrategyError {
     public static func refused(oauthError: OAuthErrorCode) -> StrategyError { StrategyError(.refused, oauthError: oauthError) }
     /// The server refused the credential with this HTTP status and no OAuth error code.
     public static func refused(httpStatus: Int) -> StrategyError { StrategyError(.refused, httpStatus: httpStatus) }
-    /// The credential cannot be used, for this reason (``Reason/noRefreshToken``, ...).
+    /// The credential cannot be used, for this reason (``AuthErrorReason/noRefreshToken``, ...).
     public static func refused(_ reason: Reason) -> StrategyError { StrategyError(.refused, reason: reason) }
-    /// It may work later: no answer (``Reason/network``), an unreadable answer, ...
+    /// It may work later: no answer (``AuthErrorReason/network``), an unreadable answer, ...
     public static func transient(_ reason: Reason) -> StrategyError { StrategyError(.transient, reason: reason) }
     /// It may work later: the server answered 408, 429 or 5xx.
     public static func transient(httpStatus: Int) -> StrategyError { StrategyError(.transient, httpStatus: httpStatus) }

@@ -6,7 +6,7 @@ import Darwin
 import VaultKit
 
 /// Why tokens (or stored credentials) could not be read or written: a ``Code`` and the
-/// typed context it has, the vault's own ``VaultKit/VaultError`` or the lock file's path and
+/// typed context it has, the vault's own `VaultError` or the lock file's path and
 /// `errno`. Never carries a token.
 ///
 /// A struct rather than an enum so that new codes do not break a client's `switch`: switch
