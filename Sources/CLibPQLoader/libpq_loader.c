@@ -5,9 +5,8 @@
 // before `main`: most of a `vault get`'s start-up on a file vault
 // (Benchmarks/README.md, "The agent"). So this file defines, with libpq's own prototypes,
 // exactly the functions VaultKitPostgres calls; each looks the real one up in libpq on
-// first use. The program is not linked against libpq (`link` is absent from CLibPQ's
-// module map, and the linker drops what no symbol needs), so only the first PostgreSQL
-// call pays for loading it.
+// first use. The program is not linked against libpq at all (CLibPQ names no library to
+// link and uses no pkg-config), so only the first PostgreSQL call pays for loading it.
 //
 // Without libpq installed, each function answers as libpq does for a failure: no
 // connection (CONNECTION_BAD) with a message saying libpq is missing.
@@ -16,7 +15,6 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
-#include "CLibPQLoader.h"
 
 static void *libpq;
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
@@ -33,11 +31,6 @@ static void load(void) {
 static void *symbol(const char *name) {
     pthread_once(&loaded, load);
     return libpq == NULL ? NULL : dlsym(libpq, name);
-}
-
-int vaultkit_libpq_available(void) {
-    pthread_once(&loaded, load);
-    return libpq != NULL;
 }
 
 // One cached pointer per function, looked up once (a race looks up the same pointer twice).

@@ -5,7 +5,4 @@
 // libpq_loader.c), so that programs linking VaultKitPostgres load libpq only when they
 // first talk to PostgreSQL.
 
-/// Whether libpq could be loaded (loading it on the first call).
-int vaultkit_libpq_available(void);
-
 #endif
