@@ -131,8 +131,10 @@ final class PostgresConnection {
 
     /// Whether a failed connection failed in TLS: the server's certificate did not verify
     /// against `sslrootcert`, named another host (`verify-full`), or the server offered no
-    /// TLS where the connection string requires it. libpq says so only in its message,
-    /// whose translations keep "SSL".
+    /// TLS where the connection string requires it. libpq says so only in its message;
+    /// its English texts (the tests' locale) name "SSL" or the certificate. A libpq
+    /// translated into another language may not, and such a failure is then reported as
+    /// an unreachable server (`ECONNREFUSED`).
     static func isTLSFailure(_ message: String) -> Bool {
         message.contains("SSL") || message.contains("certificate")
     }
