@@ -44,6 +44,10 @@ scripts/test-git-credential.sh
 # A package using only the VaultKit product, traits off, resolves no remote package (docs/DEPENDENCIES.md).
 scripts/check-core-dependencies.sh
 
+# The `vault` users install (scripts/build-vault.sh) links no shared Swift runtime, Foundation
+# or libstdc++, and does a round trip.
+scripts/check-release-build.sh
+
 # The DocC catalogs (VaultKit, VaultAuth, VaultProfile) build without a warning: every link resolves.
 scripts/check-docs.sh
 
