@@ -45,7 +45,7 @@ import VaultKit
         let store = fixture.store()
         fixture.server.refusalHook.withLock { $0 = { try? store.save(newer) } }
 
-        await #expect(throws: AuthError.signedOut(.refreshRefused("invalid_grant"))) { try await client.send(fixture.resource) }
+        await #expect(throws: AuthError.signedOut(.refreshRefused(oauthError: .invalidGrant))) { try await client.send(fixture.resource) }
         await #expect(try fixture.store().load() == newer)
     }
 
@@ -106,7 +106,7 @@ import VaultKit
         defer { fixture.server.stop() }
         let client = try await fixture.signedInClient()
         fixture.server.configure { $0.refreshError = (400, "invalid_grant") }
-        await #expect(throws: AuthError.signedOut(.refreshRefused("invalid_grant"))) { try await client.refreshNow() }
+        await #expect(throws: AuthError.signedOut(.refreshRefused(oauthError: .invalidGrant))) { try await client.refreshNow() }
         await #expect(try fixture.store().load() == nil)
     }
 }

@@ -70,7 +70,7 @@ import Glibc
              "the authorization server refused the client (invalid_client); check its configuration; tokens kept"),
             (AuthError.sessionProtocol(.unexpectedReleaseStatus, httpStatus: 500).description,
              "unexpected session endpoint answer: release answered HTTP 500"),
-            (AuthError.signedOut(.refreshRefused("invalid_grant")).description, "not signed in: refresh refused: invalid_grant"),
+            (AuthError.signedOut(.refreshRefused(oauthError: .invalidGrant)).description, "not signed in: refresh refused: invalid_grant"),
             (AuthError.storage(.undecodable).description, "the stored tokens are not in a format this version can read"),
             (TokenStoreError.lock(path: "/v.vaultauth-lock", errno: EPERM).description,
              "cannot take the refresh lock /v.vaultauth-lock: \(String(cString: strerror(EPERM)))"),
@@ -111,6 +111,43 @@ import Glibc
             }
         }
         #expect(matched == ["auth", "strategy", "store", "authorization"])
+    }
+
+    /// Sign-out reasons and events carry what the server said as typed fields, not text, and
+    /// are structs a later release can add codes to: callers switch over `code` with a default.
+    @Test func signOutReasonsAndEventsAreCodesWithTypedDetail() {
+        let refused = SignOutReason.refreshRefused(oauthError: .invalidGrant)
+        #expect(refused.code == .refreshRefused)
+        #expect(refused.oauthError == .invalidGrant)
+        #expect(refused != .refreshRefused(oauthError: .invalidClient))
+        #expect(refused != .reloginRefused(oauthError: .invalidGrant))
+
+        let texts: [(String, String)] = [
+            (SignOutReason.userSignedOut.description, "signed out by the user"),
+            (refused.description, "refresh refused: invalid_grant"),
+            (SignOutReason.reloginRefused(.noStoredCredentials).description, "login with stored credentials refused: no stored credentials"),
+            (SignOutReason.refreshRefused(httpStatus: 401).description, "refresh refused: HTTP 401"),
+            (AuthEvent.refreshFailed(reason: .network).description, "refresh failed for now: network error"),
+            (AuthEvent.refreshFailed(httpStatus: 503).description, "refresh failed for now: HTTP 503"),
+            (AuthEvent.configurationError(oauthError: .invalidClient).description, "client configuration refused: invalid_client"),
+            (AuthEvent.signedOut(.sessionTakenOver).description, "signed out: logged in on another device"),
+            (AuthEvent.leaseLost.description, "lease lost"),
+        ]
+        for (text, expected) in texts {
+            #expect(text == expected)
+        }
+
+        func metric(_ event: AuthEvent) -> String {
+            switch event.code {
+            case .refreshed, .adoptedTokensFromVault: "refresh"
+            case .refreshRefused, .refreshFailed, .configurationError: "refresh_error.\(event.reasonText)"
+            default: "other"
+            }
+        }
+        #expect(metric(.adoptedTokensFromVault) == "refresh")
+        #expect(metric(.refreshRefused(oauthError: .invalidGrant)) == "refresh_error.invalid_grant")
+        #expect(metric(.signedOut(refused)) == "other")
+        #expect(AuthEvent.signedOut(refused).signOutReason == refused)
     }
 
     @Test func tokensThatWereNotPersistedStayOutOfEveryDescription() {

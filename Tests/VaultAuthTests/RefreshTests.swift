@@ -99,18 +99,18 @@ import VaultKit
         fixture.server.revokeGrants(of: "alice")
         fixture.server.expireAllAccessTokens()
 
-        await #expect(throws: AuthError.signedOut(.refreshRefused("invalid_grant"))) { try await client.send(fixture.resource) }
+        await #expect(throws: AuthError.signedOut(.refreshRefused(oauthError: .invalidGrant))) { try await client.send(fixture.resource) }
         #expect(await client.currentTokens == nil)
         await #expect(try fixture.store().load() == nil)
         #expect(fixture.server.counters.refreshRequests == 1)
-        #expect(await recorder.wait { $0 == .signedOut(.refreshRefused("invalid_grant")) })
+        #expect(await recorder.wait { $0 == .signedOut(.refreshRefused(oauthError: .invalidGrant)) })
         #expect(recorder.states.contains(.refreshing))
 
         // Signed out: later requests fail at once, without asking the server again.
-        await #expect(throws: AuthError.signedOut(.refreshRefused("invalid_grant"))) { try await client.send(fixture.resource) }
+        await #expect(throws: AuthError.signedOut(.refreshRefused(oauthError: .invalidGrant))) { try await client.send(fixture.resource) }
         // Even if the app puts the refused tokens back, that refresh token is not presented again.
         try await client.signIn(with: stale)
-        await #expect(throws: AuthError.signedOut(.refreshRefused("previously refused"))) { try await client.send(fixture.resource) }
+        await #expect(throws: AuthError.signedOut(.refreshRefused(.previouslyRefused))) { try await client.send(fixture.resource) }
         #expect(fixture.server.counters.refreshRequests == 1)
     }
 
@@ -137,8 +137,8 @@ import VaultKit
         fixture.server.revokeGrants(of: "alice")
         fixture.server.expireAllAccessTokens()
 
-        await #expect(throws: AuthError.signedOut(.reloginRefused("invalid_grant"))) { try await client.send(fixture.resource) }
-        await #expect(throws: AuthError.signedOut(.reloginRefused("invalid_grant"))) { try await client.send(fixture.resource) }
+        await #expect(throws: AuthError.signedOut(.reloginRefused(oauthError: .invalidGrant))) { try await client.send(fixture.resource) }
+        await #expect(throws: AuthError.signedOut(.reloginRefused(oauthError: .invalidGrant))) { try await client.send(fixture.resource) }
         #expect(fixture.server.counters.refreshRequests == 1)
         #expect(fixture.server.counters.refusedLogins == 1)
         await #expect(try fixture.store().load() == nil)
@@ -300,9 +300,9 @@ import VaultKit
 
         try fixture.credentials().save(password: "wrong")
         let wrong = try AuthClient(store: fixture.store(account: "alice2"), strategy: fixture.credentialsStrategy(), configuration: fixture.configuration())
-        await #expect(throws: AuthError.signedOut(.reloginRefused("invalid_grant"))) { try await wrong.signIn() }
+        await #expect(throws: AuthError.signedOut(.reloginRefused(oauthError: .invalidGrant))) { try await wrong.signIn() }
         let none = try AuthClient(store: fixture.store(account: "bob"), strategy: fixture.credentialsStrategy(account: "bob"), configuration: fixture.configuration())
-        await #expect(throws: AuthError.signedOut(.reloginRefused("no stored credentials"))) { try await none.signIn() }
+        await #expect(throws: AuthError.signedOut(.reloginRefused(.noStoredCredentials))) { try await none.signIn() }
     }
 }
 

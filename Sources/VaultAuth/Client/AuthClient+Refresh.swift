@@ -115,25 +115,26 @@ extension AuthClient {
             return .failure(.sessionTakenOver)
         default:
             // Refused, or a strategy that cannot refresh (unsupported): the credential is not used again.
-            return await refusedRefresh(failure.reasonText, replacing: current, expected: expected, in: flight)
+            return await refusedRefresh(failure, replacing: current, expected: expected, in: flight)
         }
     }
 
-    private func refusedRefresh(_ code: String, replacing current: TokenSet, expected: TokenSet??,
+    private func refusedRefresh(_ refusal: StrategyError, replacing current: TokenSet, expected: TokenSet??,
                                 in flight: SharedRefresh) async -> Result<TokenSet, AuthError> {
-        logger.notice("refresh refused", metadata: ["code": "\(code)"])
-        emit(.refreshRefused(code))
+        logger.notice("refresh refused", metadata: ["code": "\(refusal.reasonText)"])
+        emit(AuthEvent(.refreshRefused, failure: refusal))
         refused.insert(current)
-        return await fallback(after: code, replacing: current, expected: expected, in: flight)
+        return await fallback(after: refusal, replacing: current, expected: expected, in: flight)
     }
 
     /// After a refused refresh, still under the lock: log in again without the user if the
     /// strategy can, else sign out.
-    private func fallback(after code: String, replacing current: TokenSet, expected: TokenSet??,
+    private func fallback(after refusal: StrategyError, replacing current: TokenSet, expected: TokenSet??,
                           in flight: SharedRefresh) async -> Result<TokenSet, AuthError> {
         guard strategy.canRelogin else {
-            await endSession(.refreshRefused(code), ending: current, lockHeld: true)
-            return .failure(.signedOut(.refreshRefused(code)))
+            let reason = SignOutReason(.refreshRefused, refusal: refusal)
+            await endSession(reason, ending: current, lockHeld: true)
+            return .failure(.signedOut(reason))
         }
         let outcome: Result<TokenSet, StrategyError>
         do {
@@ -158,9 +159,9 @@ extension AuthClient {
             await endSession(.loggedInOnAnotherDevice, ending: current, lockHeld: true)
             return .failure(.loggedInOnAnotherDevice)
         case .unsupported:
-            reason = .refreshRefused(code)
+            reason = SignOutReason(.refreshRefused, refusal: refusal)
         default:
-            reason = .reloginRefused(failure.reasonText)
+            reason = SignOutReason(.reloginRefused, refusal: failure)
         }
         await endSession(reason, ending: current, lockHeld: true)
         return .failure(.signedOut(reason))
@@ -168,7 +169,7 @@ extension AuthClient {
 
     /// A failure that keeps the tokens (for now, or a refused client): back to signed in.
     private func keepingTokens(_ failure: StrategyError) -> Result<TokenSet, AuthError> {
-        emit(failure.code == .configuration ? .configurationError(failure.reasonText) : .refreshFailed(failure.reasonText))
+        emit(AuthEvent(failure.code == .configuration ? .configurationError : .refreshFailed, failure: failure))
         publish(.signedIn)
         return .failure(AuthError(keeping: failure))
     }

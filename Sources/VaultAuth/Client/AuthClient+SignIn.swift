@@ -40,7 +40,7 @@ extension AuthClient {
 
     /// Signs in through the strategy's login without the user (stored credentials).
     ///
-    /// - Throws: ``AuthError/signedOut(_:)`` with ``SignOutReason/reloginRefused(_:)`` when
+    /// - Throws: ``AuthError/signedOut(_:)`` with a ``SignOutReason/Code/reloginRefused`` reason when
     ///   the server refuses, ``AuthError/Code/configuration``, ``AuthError/Code/transient``, and
     ///   the errors of ``signIn(with:)``.
     public func signIn() async throws(AuthError) {
@@ -51,7 +51,7 @@ extension AuthClient {
             switch error.code {
             case .transient, .configuration: throw AuthError(keeping: error)
             case .sessionTakenOver: throw .loggedInOnAnotherDevice
-            default: throw .signedOut(.reloginRefused(error.reasonText))   // refused, unsupported
+            default: throw .signedOut(SignOutReason(.reloginRefused, refusal: error))   // refused, unsupported
             }
         }
         try await signIn(with: fresh)

@@ -135,12 +135,12 @@ struct RealServerWorld {
         #expect(await world.server.refreshOutcome(try #require(first.refreshToken)) == "\(StrategyError.refused(oauthError: .invalidGrant))")
         let before = try await world.server.refreshRequests()
         // The client learns it from a 401, refreshes once, is refused once, signs out; no loop.
-        await #expect(throws: AuthError.signedOut(.refreshRefused("invalid_grant"))) {
+        await #expect(throws: AuthError.signedOut(.refreshRefused(oauthError: .invalidGrant))) {
             try await client.send(HTTPRequest(url: world.server.resourceURL))
         }
         #expect(try await world.server.refreshRequests() == before + 1)
         await #expect(try world.store.load() == nil)
-        await #expect(throws: AuthError.signedOut(.refreshRefused("invalid_grant"))) {
+        await #expect(throws: AuthError.signedOut(.refreshRefused(oauthError: .invalidGrant))) {
             try await client.send(HTTPRequest(url: world.server.resourceURL))
         }
         #expect(try await world.server.refreshRequests() == before + 1)
@@ -148,9 +148,9 @@ struct RealServerWorld {
         var seen: [AuthEvent] = []
         for await event in events {
             seen.append(event)
-            if case .signedOut = event { break }
+            if event.code == .signedOut { break }
         }
-        #expect(seen == [.signedIn, .refreshed, .refreshRefused("invalid_grant"), .signedOut(.refreshRefused("invalid_grant"))])
+        #expect(seen == [.signedIn, .refreshed, .refreshRefused(oauthError: .invalidGrant), .signedOut(.refreshRefused(oauthError: .invalidGrant))])
     }
 
     @Test func aWrongClientSecretIsAConfigurationErrorThatKeepsTheTokens() async throws {
