@@ -262,7 +262,9 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
     }
 
     /// Replaces the whole profile, for example with the one a sign-up just created.
-    public func replace(with profile: Profile) throws {
+    ///
+    /// - Throws: ``ProfileStoreError/notSignedIn``, ``ProfileStoreError/shutDown``.
+    public func replace(with profile: Profile) throws(ProfileStoreError) {
         try checkSignedIn()
         apply(profile)
     }
@@ -275,7 +277,9 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
     ///
     /// Local and remote changes are applied in the order they reach the store; the last
     /// one wins. An error thrown by the sequence ends the following and is logged.
-    public func follow<Updates: AsyncSequence & Sendable>(_ remoteUpdates: Updates) throws where Updates.Element == Profile {
+    ///
+    /// - Throws: ``ProfileStoreError/notSignedIn``, ``ProfileStoreError/shutDown``.
+    public func follow<Updates: AsyncSequence & Sendable>(_ remoteUpdates: Updates) throws(ProfileStoreError) where Updates.Element == Profile {
         try checkSignedIn()
         guard let sessionID = session?.id else { throw ProfileStoreError.notSignedIn }
         remoteTasks.removeAll { $0.isCancelled }

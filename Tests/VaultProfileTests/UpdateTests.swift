@@ -82,6 +82,13 @@ import VaultProfile
         let (server, _) = AsyncStream.makeStream(of: TestProfile.self)
         await #expect(throws: ProfileStoreError.notSignedIn) { try await store.follow(server) }
         await #expect(throws: ProfileStoreError.notSignedIn) { try await store.replace(with: TestProfile(nickname: "x")) }
+        // Typed throws: the error is a ProfileStoreError without a cast.
+        do {
+            try await store.follow(server)
+            Issue.record("follow without an account returned")
+        } catch {
+            #expect(error.code == .notSignedIn)
+        }
     }
 
     @Test func subscriberStreamsEndAtShutdown() async throws {
