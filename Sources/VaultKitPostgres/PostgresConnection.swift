@@ -72,6 +72,8 @@ final class PostgresConnection {
     private struct Statement {
         let sql: String
         let parameters: [Parameter]
+        /// Given the statement's rows, if it succeeds (a queued read whose answer is kept).
+        var onRows: ((PostgresRows) -> Void)? = nil
     }
 
     /// What names a prepared statement: its text and its parameters' types.
@@ -151,8 +153,10 @@ final class PostgresConnection {
 
     /// Queues a statement whose result is only checked: it is sent with the next
     /// ``query(_:_:_:)`` or ``flush()``, and its failure is thrown there.
-    func enqueue(_ sql: String, _ parameters: [Parameter] = []) throws(PostgresFailure) {
-        queued.append(Statement(sql: sql, parameters: parameters))
+    /// - Parameter onRows: called with the statement's rows when it succeeds, for a read
+    ///   whose answer can wait for the next round trip.
+    func enqueue(_ sql: String, _ parameters: [Parameter] = [], onRows: ((PostgresRows) -> Void)? = nil) throws(PostgresFailure) {
+        queued.append(Statement(sql: sql, parameters: parameters, onRows: onRows))
         if queued.count >= Self.queueLimit { try flush() }
     }
 
@@ -240,6 +244,9 @@ final class PostgresConnection {
             }
             let result = try nextResult()
             if firstFailure == nil, let failure = failure(of: result) { firstFailure = failure }
+            if firstFailure == nil, let onRows = statements[index].onRows, PQresultStatus(result) == PGRES_TUPLES_OK {
+                onRows(PostgresRows(result: result))
+            }
             if index == preparing.count - 1 { last = result } else { PQclear(result) }
         }
         let sync = PQgetResult(handle)

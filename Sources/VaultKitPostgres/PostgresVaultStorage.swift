@@ -54,6 +54,11 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
     /// The row ``insertIfAbsent(lookupID:serviceTag:nonce:sealed:)`` found in its place,
     /// for the engine's next read of it (a `set` of an existing item reads it next).
     private var foundRow: (lookupID: [UInt8], serviceTag: [UInt8], nonce: [UInt8], sealed: [UInt8])?
+    /// The snapshot of the read transaction in progress, once its first statement ran.
+    private var readSnapshot: String?
+    /// The insert sent with the lock (``writeTransaction(opening:_:)``) and what it did,
+    /// until the engine asks for it.
+    private var openingResult: (row: StoredRow, inserted: Bool, found: StoredRow?)?
     /// Versions handed out after own commits: negative, never a snapshot's (those are >= 0).
     private var ownCommitVersion: Int64 = -1
 
@@ -141,22 +146,29 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
     /// Locks this vault's header row before the body reads anything, so a read-then-write
     /// cannot race another writer on any connection; commits, or rolls back if `body` throws.
     package func writeTransaction<Result, BodyError: Error>(_ body: () throws(BodyError) -> Result) throws(StorageFailure<BodyError>) -> Result {
+        try writeTransaction(beginning: nil, body)
+    }
+
+    package func writeTransaction<Result, BodyError: Error>(
+        opening: OpeningInsert, _ body: () throws(BodyError) -> Result
+    ) throws(StorageFailure<BodyError>) -> Result {
+        try writeTransaction(beginning: opening, body)
+    }
+
+    /// A write transaction, with `opening`'s insert (if any) in the lock's round trip:
+    /// BEGIN, the lock, the header row, then the insert (its own statement, so it sees
+    /// every commit before the lock). Kept only if the header row shows the snapshot version and key check the
+    /// engine sealed the row for; else rolled back, with the lock taken again, before
+    /// `body` runs (one round trip more, only when another session committed meanwhile).
+    private func writeTransaction<Result, BodyError: Error>(
+        beginning opening: OpeningInsert?, _ body: () throws(BodyError) -> Result
+    ) throws(StorageFailure<BodyError>) -> Result {
         try StorageFailure<BodyError>.lift { () throws(StorageError) in
             try run { () throws in
-                // One round trip: BEGIN, the lock, then (a statement of its own, so its
-                // snapshot is taken after the lock: every earlier writer's commit is in it)
-                // the header row with the snapshot and this transaction's id.
-                try connection.enqueue("BEGIN ISOLATION LEVEL READ COMMITTED")
-                try connection.enqueue("SELECT 1 FROM vaultkit_header WHERE vault = $1 FOR UPDATE", [.text(vault)])
                 inTransaction = true
                 writing = true
                 do {
-                    guard let row = try currentHeaderRow() else { throw StorageError.notFound(location: location) }
-                    lockSnapshot = PostgresSnapshot(row.snapshot)
-                    ownTransaction = row.ownTransaction
-                    snapshotVersion = version(ofSnapshot: row.snapshot)
-                    manifestCache.use(snapshotVersion)
-                    manifestCacheUsable = true
+                    try beginWrite(opening: opening)
                 } catch {
                     endTransaction(committing: false)
                     throw error
@@ -166,6 +178,9 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
         do {
             let result = try StorageFailure<BodyError>.passing(body)
             try StorageFailure<BodyError>.lift { () throws(StorageError) in
+                // The body did not ask for the insert sent early: committing it would
+                // store a row without its manifest term.
+                guard openingResult == nil else { throw StorageError.corrupted(reason: .unexpectedStorageError) }
                 try run { () throws in
                     try connection.enqueue("COMMIT")
                     try connection.flush()
@@ -179,6 +194,43 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
             endTransaction(committing: false)
             throw error
         }
+    }
+
+    /// Takes the write lock and reads the header row (kept for the transaction), with
+    /// `opening`'s insert if it still holds, in one round trip.
+    private func beginWrite(opening: OpeningInsert?) throws {
+        // The header row is a statement of its own, after the lock, so its snapshot is
+        // taken once the lock is held: every earlier writer's commit is in it.
+        try connection.enqueue("BEGIN ISOLATION LEVEL READ COMMITTED")
+        try connection.enqueue("SELECT 1 FROM vaultkit_header WHERE vault = $1 FOR UPDATE", [.text(vault)])
+        if let opening {
+            var read: PostgresHeaderRow?
+            try connection.enqueue(PostgresHeaderRow.sql, [.text(vault)]) { read = PostgresHeaderRow($0) }
+            let outcome = try insertOrFind(opening.row)
+            guard let row = read else { throw StorageError.notFound(location: location) }
+            useLock(row)
+            if snapshotVersion == opening.snapshotVersion, row.masterKeyCheck == opening.keyCheck {
+                openingResult = (opening.row, outcome.inserted, outcome.found)
+                return
+            }
+            // Another session committed since the engine sealed the row: the insert is undone.
+            try connection.enqueue("ROLLBACK")
+            headerRow = nil
+            try connection.enqueue("BEGIN ISOLATION LEVEL READ COMMITTED")
+            try connection.enqueue("SELECT 1 FROM vaultkit_header WHERE vault = $1 FOR UPDATE", [.text(vault)])
+        }
+        guard let row = try currentHeaderRow() else { throw StorageError.notFound(location: location) }
+        useLock(row)
+    }
+
+    /// Takes the snapshot and transaction id of the header row read after the lock.
+    private func useLock(_ row: PostgresHeaderRow) {
+        headerRow = row
+        lockSnapshot = PostgresSnapshot(row.snapshot)
+        ownTransaction = row.ownTransaction
+        snapshotVersion = version(ofSnapshot: row.snapshot)
+        manifestCache.use(snapshotVersion)
+        manifestCacheUsable = true
     }
 
     /// The version to report after this writer's commit: the lock's snapshot with this
@@ -205,14 +257,21 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
         lockSnapshot = nil
         ownTransaction = nil
         foundRow = nil
+        openingResult = nil
+        readSnapshot = nil
     }
 
     /// Runs `body` in one REPEATABLE READ snapshot; inside a write transaction, in that one.
     package func readTransaction<Result, BodyError: Error>(_ body: () throws(BodyError) -> Result) throws(StorageFailure<BodyError>) -> Result {
         if inTransaction { return try StorageFailure<BodyError>.passing(body) }
         // Sent with the body's first statement; a body that reads nothing costs no round trip.
+        // So is the snapshot's name (the first statement fixes the snapshot), which
+        // ``pinSnapshot()`` then answers without a round trip of its own.
         try StorageFailure<BodyError>.lift { () throws(StorageError) in
-            try run { () throws in try connection.enqueue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
+            try run { () throws in
+                try connection.enqueue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                try connection.enqueue("SELECT pg_current_snapshot()::text") { [unowned self] rows in readSnapshot = rows.text(0, 0) }
+            }
         }
         inTransaction = true
         defer {
@@ -225,7 +284,15 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
 
     package func pinSnapshot() throws(StorageError) {
         try run { () throws in
-            let snapshot = try connection.query("SELECT pg_current_snapshot()::text") { $0.text(0, 0) }
+            let snapshot: String
+            if inTransaction, !writing {
+                // The read transaction's own snapshot, named by its first statement.
+                if readSnapshot == nil { try connection.flush() }
+                guard let known = readSnapshot else { throw StorageError.corrupted(reason: .unexpectedStorageError) }
+                snapshot = known
+            } else {
+                snapshot = try connection.query("SELECT pg_current_snapshot()::text") { $0.text(0, 0) }
+            }
             snapshotVersion = version(ofSnapshot: snapshot)
             // A read transaction's snapshot is now named: what it reads is that version's.
             if inTransaction, !writing {
@@ -411,6 +478,12 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
     /// nothing, and looks nothing up).
     package func insertAllIfAbsent(_ rows: [StoredRow]) throws(StorageError) -> [StoredRow?] {
         foundRow = nil
+        if let early = openingResult {
+            openingResult = nil
+            // Only the row sent early is answered by that insert.
+            guard rows.count == 1, Self.same(rows[0], early.row) else { throw .corrupted(reason: .unexpectedStorageError) }
+            return [try rowInPlace(of: rows[0], inserted: early.inserted, found: early.found)]
+        }
         if rows.count == 1 {
             let (inserted, found) = try insertOrFind(rows[0])
             return [try rowInPlace(of: rows[0], inserted: inserted, found: found)]
@@ -450,6 +523,10 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
             found.append(try rowInPlace(of: row, inserted: inserted, found: existing))
         }
         return found
+    }
+
+    private static func same(_ one: StoredRow, _ other: StoredRow) -> Bool {
+        one.lookupID == other.lookupID && one.serviceTag == other.serviceTag && one.nonce == other.nonce && one.sealed == other.sealed
     }
 
     /// `nil` for a row inserted, else the row in its place: as the inserting statement

@@ -1,0 +1,125 @@
+import Foundation
+import StorageConformance
+import Testing
+import VaultKit
+@testable import VaultKitPostgres
+
+/// A lone `set` sends its insert with the write lock (`OpeningInsert`), and a `list`
+/// reads its rows with the snapshot it verifies: what that saves, and what it must not
+/// cost (an early insert that another session's commit made stale is undone; one the
+/// engine did not ask for is never committed).
+@Suite struct PostgresEarlyInsertTests {
+    /// A vault on a storage the test can count round trips on.
+    private static func vault(_ location: PostgresVaultLocation, key: VaultKey) throws -> (Vault, PostgresVaultStorage) {
+        let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
+        // The vault owns the storage from here (and keeps it alive, as the test keeps the
+        // vault); the test only reads its round-trip counter, on the same thread.
+        let address = UInt(bitPattern: Unmanaged.passUnretained(storage).toOpaque())
+        let vault = try Vault.open(storage, key: key)
+        return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue())
+    }
+
+    /// The fewest round trips `body` took in several tries: another test's commit on the
+    /// server in between makes the engine read its manifest again (more round trips).
+    private static func fewestRoundTrips(_ storage: PostgresVaultStorage, _ body: () throws -> Void) throws -> Int {
+        var fewest = Int.max
+        for _ in 0..<50 {
+            let before = storage.connection.roundTrips
+            try body()
+            fewest = min(fewest, storage.connection.roundTrips - before)
+        }
+        return fewest
+    }
+
+    /// A `set` of an existing item whose bucket is verified: BEGIN, the lock, the header
+    /// row and the insert that finds the row in place, then the writes with COMMIT.
+    @Test func aSteadySetIsTwoRoundTrips() throws {
+        let location = try TestServer.location()
+        let key = VaultKey.random()
+        _ = try Vault.create(postgres: location, key: key)
+        let (vault, storage) = try Self.vault(location, key: key)
+        try vault.set("first", service: "s", account: "a")
+        var round = 0
+        let fewest = try Self.fewestRoundTrips(storage) {
+            round += 1
+            try vault.set("value \(round)", service: "s", account: "a")
+        }
+        #expect(fewest == 2)
+        #expect(try vault.string(service: "s", account: "a") == "value \(round)")
+        #expect(try Vault.open(postgres: location, key: key).verify() == 1)
+    }
+
+    /// A `list` whose manifest is verified: its rows, with the snapshot they come from,
+    /// in one round trip, and the read-only transaction's COMMIT.
+    @Test func aSteadyListIsTwoRoundTrips() throws {
+        let location = try TestServer.location()
+        let key = VaultKey.random()
+        _ = try Vault.create(postgres: location, key: key)
+        let (vault, storage) = try Self.vault(location, key: key)
+        try vault.set("one", service: "s", account: "a")
+        try vault.set("two", service: "s", account: "b")
+        let fewest = try Self.fewestRoundTrips(storage) { () throws in
+            let accounts = try vault.items(service: "s").map(\.account)
+            #expect(accounts == ["a", "b"])
+        }
+        #expect(fewest == 2)
+    }
+
+    /// Another session commits between this vault's last check and its next `set` of a
+    /// new item in a bucket it verified: the insert sent with the lock was prepared for a
+    /// state that is gone, so it is undone and the `set` runs as any other (verifying
+    /// the bucket first). Kept, it would be counted twice in the bucket's check.
+    @Test func anEarlyInsertIsUndoneWhenAnotherSessionCommittedFirst() throws {
+        let location = try TestServer.location()
+        let key = VaultKey.random()
+        let vault = try Vault.create(postgres: location, key: key)
+        try vault.set("a", service: "s", account: "a")
+        // Verifies the bucket of ("s", "b") without writing it.
+        #expect(throws: VaultError.itemNotFound) { try vault.secret(service: "s", account: "b") }
+        try Vault.open(postgres: location, key: key).set("other", service: "t", account: "c")
+        try vault.set("b", service: "s", account: "b")
+        #expect(try vault.string(service: "s", account: "b") == "b")
+        #expect(try vault.verify() == 3)
+        #expect(try Vault.open(postgres: location, key: key).verify() == 3)
+    }
+
+    /// Another session re-keys the vault: the early insert, sealed under the old keys, is
+    /// undone, and the `set` follows the new keys.
+    @Test func anEarlyInsertIsUndoneWhenTheVaultWasRekeyed() throws {
+        let location = try TestServer.location()
+        let key = VaultKey.random()
+        let vault = try Vault.create(postgres: location, key: key)
+        try vault.set("a", service: "s", account: "a")
+        try Vault.open(postgres: location, key: key).rekey()
+        try vault.set("a2", service: "s", account: "a")
+        #expect(try vault.string(service: "s", account: "a") == "a2")
+        #expect(try Vault.open(postgres: location, key: key).verify() == 1)
+    }
+
+    /// An early insert kept at the lock but never asked for by the transaction's body is
+    /// not committed (it would be a row without its manifest term): the commit is refused
+    /// with a typed error and the row is not stored. Another test's commit between the
+    /// version read and the lock makes the storage undo the insert instead, so this is
+    /// tried until the insert is kept.
+    @Test func anEarlyInsertTheBodyDidNotAskForIsNeverCommitted() throws {
+        let location = try TestServer.location()
+        _ = try Vault.create(postgres: location, key: VaultKey.random())
+        let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
+        let row = StoredRow(lookupID: [UInt8](repeating: 9, count: 32), serviceTag: [UInt8](repeating: 1, count: 32),
+                            nonce: [UInt8](repeating: 2, count: 24), sealed: [3])
+        let keyCheck = try storage.readMasterKeyCheck()
+        var refused = false
+        for _ in 0..<200 where !refused {
+            try storage.writeTransaction { () throws(StorageError) in try storage.setFormatVersion(VaultHeader.currentFormatVersion) }
+            do {
+                try storage.writeTransaction(opening: OpeningInsert(row: row, snapshotVersion: storage.snapshotVersion, keyCheck: keyCheck)) { () throws(StorageError) in }
+            } catch StorageFailure<StorageError>.storage(let failure) {
+                #expect(failure == .corrupted(reason: .unexpectedStorageError))
+                refused = true
+            }
+        }
+        #expect(refused)
+        let stored = try TestServer.attacker().query("SELECT count(*) FROM vaultkit_items WHERE vault = $1", [.text(location.vaultName)]) { $0.int64(0, 0) }
+        #expect(stored == 0)
+    }
+}
