@@ -275,8 +275,9 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
         }
         inTransaction = true
         defer {
-            // Still queued: nothing was sent, so there is no transaction to end.
-            if connection.queuedCount > 0 { connection.discardQueued() } else { try? connection.execute("COMMIT") }
+            // Still queued: nothing was sent, so there is no transaction to end. Else the
+            // COMMIT of what only read goes without waiting for its answer.
+            if connection.queuedCount > 0 { connection.discardQueued() } else { try? connection.sendWithoutWaiting("COMMIT") }
             endTransaction(committing: true)
         }
         return try StorageFailure<BodyError>.passing(body)
