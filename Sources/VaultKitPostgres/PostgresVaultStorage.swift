@@ -204,10 +204,18 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
         try connection.enqueue("BEGIN ISOLATION LEVEL READ COMMITTED")
         try connection.enqueue("SELECT 1 FROM vaultkit_header WHERE vault = $1 FOR UPDATE", [.text(vault)])
         if let opening {
-            var read: PostgresHeaderRow?
-            try connection.enqueue(PostgresHeaderRow.sql, [.text(vault)]) { read = PostgresHeaderRow($0) }
-            let outcome = try insertOrFind(opening.row)
-            guard let row = read else { throw StorageError.notFound(location: location) }
+            // `.some(nil)`: read, and the vault has no header row.
+            var read: PostgresHeaderRow??
+            try connection.enqueue(PostgresHeaderRow.sql, [.text(vault)]) { read = .some(PostgresHeaderRow($0)) }
+            let outcome: (inserted: Bool, found: StoredRow?)
+            do {
+                outcome = try insertOrFind(opening.row)
+            } catch {
+                // The vault is gone (the insert failed on its reference to the header).
+                if case .some(nil) = read { throw StorageError.notFound(location: location) }
+                throw error
+            }
+            guard case .some(let row?) = read else { throw StorageError.notFound(location: location) }
             useLock(row)
             if snapshotVersion == opening.snapshotVersion, row.masterKeyCheck == opening.keyCheck {
                 openingResult = (opening.row, outcome.inserted, outcome.found)

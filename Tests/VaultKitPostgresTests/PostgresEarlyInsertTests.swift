@@ -100,6 +100,19 @@ import VaultKit
         #expect(try Vault.open(postgres: location, key: key).verify() == 1)
     }
 
+    /// The vault's rows deleted by another session while a handle has it open: a `set`
+    /// whose insert travels with the lock is told the vault is gone, as any other write.
+    @Test func anEarlyInsertIntoADeletedVaultIsVaultNotFound() throws {
+        let location = try TestServer.location()
+        let vault = try Vault.create(postgres: location, key: VaultKey.random())
+        try vault.set("a", service: "s", account: "a")
+        let attacker = try TestServer.attacker()
+        for table in ["vaultkit_items", "vaultkit_manifest", "vaultkit_host_wraps", "vaultkit_header"] {
+            _ = try attacker.change("DELETE FROM \(table) WHERE vault = $1", [.text(location.vaultName)])
+        }
+        #expect(throws: VaultError.vaultNotFound(path: location.description)) { try vault.set("b", service: "s", account: "a") }
+    }
+
     /// An early insert kept at the lock but never asked for by the transaction's body is
     /// not committed (it would be a row without its manifest term): the commit is refused
     /// with a typed error and the row is not stored. Another test's commit between the
