@@ -9,14 +9,17 @@ import VaultKit
 /// cost (an early insert that another session's commit made stale is undone; one the
 /// engine did not ask for is never committed).
 @Suite struct PostgresEarlyInsertTests {
-    /// A vault on a storage the test can count round trips on.
-    private static func vault(_ location: PostgresVaultLocation, key: VaultKey) throws -> (Vault, PostgresVaultStorage) {
+    /// A new vault, opened on a storage the test can count round trips on.
+    private static func countedVault() throws -> (vault: Vault, storage: PostgresVaultStorage, location: PostgresVaultLocation, key: VaultKey) {
+        let location = try TestServer.location()
+        let key = VaultKey.random()
+        _ = try Vault.create(postgres: location, key: key)
         let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
         // The vault owns the storage from here (and keeps it alive, as the test keeps the
         // vault); the test only reads its round-trip counter, on the same thread.
         let address = UInt(bitPattern: Unmanaged.passUnretained(storage).toOpaque())
         let vault = try Vault.open(storage, key: key)
-        return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue())
+        return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue(), location, key)
     }
 
     /// The fewest round trips `body` took in several tries: another test's commit on the
@@ -34,10 +37,7 @@ import VaultKit
     /// A `set` of an existing item whose bucket is verified: BEGIN, the lock, the header
     /// row and the insert that finds the row in place, then the writes with COMMIT.
     @Test func aSteadySetIsTwoRoundTrips() throws {
-        let location = try TestServer.location()
-        let key = VaultKey.random()
-        _ = try Vault.create(postgres: location, key: key)
-        let (vault, storage) = try Self.vault(location, key: key)
+        let (vault, storage, location, key) = try Self.countedVault()
         try vault.set("first", service: "s", account: "a")
         var round = 0
         let fewest = try Self.fewestRoundTrips(storage) {
@@ -52,10 +52,7 @@ import VaultKit
     /// A `list` whose manifest is verified: its rows, with the snapshot they come from,
     /// in one round trip; the read-only transaction's COMMIT goes without waiting.
     @Test func aSteadyListIsOneRoundTrip() throws {
-        let location = try TestServer.location()
-        let key = VaultKey.random()
-        _ = try Vault.create(postgres: location, key: key)
-        let (vault, storage) = try Self.vault(location, key: key)
+        let (vault, storage, _, _) = try Self.countedVault()
         try vault.set("one", service: "s", account: "a")
         try vault.set("two", service: "s", account: "b")
         let fewest = try Self.fewestRoundTrips(storage) { () throws in
