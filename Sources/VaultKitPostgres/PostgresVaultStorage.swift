@@ -157,9 +157,9 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
 
     /// A write transaction, with `opening`'s insert (if any) in the lock's round trip:
     /// BEGIN, the lock, the header row, then the insert (its own statement, so it sees
-    /// every commit before the lock). Kept only if the header row shows the snapshot version and key check the
-    /// engine sealed the row for; else rolled back, with the lock taken again, before
-    /// `body` runs (one round trip more, only when another session committed meanwhile).
+    /// every commit before the lock). Kept only if the header row shows the snapshot
+    /// version and key check the engine sealed the row for; else the row it inserted is
+    /// deleted again before `body` reads anything (no round trip of its own).
     private func writeTransaction<Result, BodyError: Error>(
         beginning opening: OpeningInsert?, _ body: () throws(BodyError) -> Result
     ) throws(StorageFailure<BodyError>) -> Result {
@@ -219,13 +219,14 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
             useLock(row)
             if snapshotVersion == opening.snapshotVersion, row.masterKeyCheck == opening.keyCheck {
                 openingResult = (opening.row, outcome.inserted, outcome.found)
-                return
+            } else if outcome.inserted {
+                // Another session committed since the engine sealed the row: the row is
+                // deleted again, with the body's first statement (so before anything it
+                // reads); the lock and the header row stand. A row found in place was not
+                // touched.
+                try connection.enqueue(Self.deleteSQL, [.text(vault), .bytes(opening.row.lookupID)])
             }
-            // Another session committed since the engine sealed the row: the insert is undone.
-            try connection.enqueue("ROLLBACK")
-            headerRow = nil
-            try connection.enqueue("BEGIN ISOLATION LEVEL READ COMMITTED")
-            try connection.enqueue("SELECT 1 FROM vaultkit_header WHERE vault = $1 FOR UPDATE", [.text(vault)])
+            return
         }
         guard let row = try currentHeaderRow() else { throw StorageError.notFound(location: location) }
         useLock(row)
@@ -556,11 +557,12 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
         }
     }
 
+    private static let deleteSQL = "DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2 RETURNING service_tag, nonce"
+
     package func delete(lookupID: [UInt8]) throws(StorageError) -> (serviceTag: [UInt8], nonce: [UInt8])? {
         foundRow = nil
         return try run { () throws in
-            try connection.query("DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2 RETURNING service_tag, nonce",
-                                 [.text(vault), .bytes(lookupID)]) { rows in
+            try connection.query(Self.deleteSQL, [.text(vault), .bytes(lookupID)]) { rows in
                 rows.count > 0 ? (rows.array(0, 0), rows.array(0, 1)) : nil
             }
         }

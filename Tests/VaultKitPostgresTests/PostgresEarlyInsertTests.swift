@@ -84,6 +84,31 @@ import VaultKit
         #expect(try Vault.open(postgres: location, key: key).verify() == 3)
     }
 
+    /// Undoing an early insert costs no round trip of its own: after another session's
+    /// commit, a `set` whose insert went with the lock and was deleted again takes as many
+    /// round trips as one whose bucket was never verified, which sends no early insert
+    /// (both verify the manifest first).
+    @Test func anUndoneEarlyInsertCostsNoRoundTrip() throws {
+        let (vault, storage, location, key) = try Self.countedVault()
+        let other = try Vault.open(postgres: location, key: key)
+        var undone = Int.max
+        var plain = Int.max
+        for round in 0..<10 {
+            // Verifies the bucket of ("s", "x<round>") without writing it.
+            #expect(throws: VaultError.itemNotFound) { try vault.secret(service: "s", account: "x\(round)") }
+            try other.set("z", service: "t", account: "z\(round)")
+            var before = storage.connection.roundTrips
+            try vault.set("x", service: "s", account: "x\(round)")
+            undone = min(undone, storage.connection.roundTrips - before)
+            try other.set("w", service: "t", account: "w\(round)")
+            before = storage.connection.roundTrips
+            try vault.set("y", service: "u", account: "y\(round)")
+            plain = min(plain, storage.connection.roundTrips - before)
+        }
+        #expect(undone == plain)
+        #expect(try vault.verify() == 40)
+    }
+
     /// Another session re-keys the vault: the early insert, sealed under the old keys, is
     /// undone, and the `set` follows the new keys.
     @Test func anEarlyInsertIsUndoneWhenTheVaultWasRekeyed() throws {

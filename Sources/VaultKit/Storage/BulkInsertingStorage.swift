@@ -19,7 +19,7 @@ package protocol BulkInsertingStorage: VaultStorage {
     /// The insert was prepared before the lock, so it is only valid if nothing committed
     /// meanwhile: an implementation that sends it early keeps its effect only when the
     /// lock's snapshot has version `opening.snapshotVersion` and the header's key check is
-    /// `opening.keyCheck`, and otherwise undoes it before `body` runs. Either way `body`
+    /// `opening.keyCheck`, and otherwise undoes it before anything `body` reads. Either way `body`
     /// runs as under ``VaultStorage/writeTransaction(_:)``, and must ask for exactly that
     /// insert before any other item read or write.
     func writeTransaction<Result, BodyError: Error>(
