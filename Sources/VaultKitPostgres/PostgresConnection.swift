@@ -72,6 +72,8 @@ final class PostgresConnection {
     private struct Statement {
         let sql: String
         let parameters: [Parameter]
+        /// Given the statement's rows, if it succeeds (a queued read whose answer is kept).
+        var onRows: ((PostgresRows) -> Void)? = nil
     }
 
     /// What names a prepared statement: its text and its parameters' types.
@@ -94,6 +96,15 @@ final class PostgresConnection {
     /// the server's replies to a long pipeline must not fill the socket while libpq is
     /// still writing to it.
     private static let queueLimit = 256
+    /// A pipeline sent, its answers still to be read.
+    private struct SentPipeline {
+        let statements: [Statement]
+        /// For each statement, whether the pipeline prepares it (its result comes first).
+        let preparing: [StatementKey?]
+    }
+
+    /// The pipeline ``sendWithoutWaiting(_:)`` sent, until a call reads its answers.
+    private var unanswered: SentPipeline?
     /// How many round trips this session has made (what the tests count).
     private(set) var roundTrips = 0
 
@@ -143,6 +154,7 @@ final class PostgresConnection {
     /// sending the queued ones.
     func execute(_ sql: String) throws(PostgresFailure) {
         try flush()
+        try readUnanswered()
         roundTrips += 1
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
@@ -151,8 +163,10 @@ final class PostgresConnection {
 
     /// Queues a statement whose result is only checked: it is sent with the next
     /// ``query(_:_:_:)`` or ``flush()``, and its failure is thrown there.
-    func enqueue(_ sql: String, _ parameters: [Parameter] = []) throws(PostgresFailure) {
-        queued.append(Statement(sql: sql, parameters: parameters))
+    /// - Parameter onRows: called with the statement's rows when it succeeds, for a read
+    ///   whose answer can wait for the next round trip.
+    func enqueue(_ sql: String, _ parameters: [Parameter] = [], onRows: ((PostgresRows) -> Void)? = nil) throws(PostgresFailure) {
+        queued.append(Statement(sql: sql, parameters: parameters, onRows: onRows))
         if queued.count >= Self.queueLimit { try flush() }
     }
 
@@ -177,6 +191,7 @@ final class PostgresConnection {
     func query<Result>(_ sql: String, _ parameters: [Parameter] = [], _ body: (PostgresRows) throws -> Result) throws -> Result {
         // Alone and prepared (a steady read): libpq's plain call, without pipeline mode's steps.
         if queued.isEmpty, let name = prepared[StatementKey(sql: sql, types: parameters.map(\.typeOID))] {
+            try readUnanswered()
             roundTrips += 1
             let result = withEncoded(parameters) { count, values, lengths, formats in
                 PQexecPrepared(handle, name, count, values, lengths, formats, 1)
@@ -202,9 +217,50 @@ final class PostgresConnection {
     /// Sends `statements` in one pipeline (preparing those this session has not), reads
     /// every result, and returns the last one, which the caller clears.
     private func run(_ statements: [Statement]) throws(PostgresFailure) -> OpaquePointer {
-        guard PQenterPipelineMode(handle) == 1 else { throw connectionFailure() }
         roundTrips += 1
-        // For each statement, whether this pipeline prepares it (its result comes first).
+        let sent = try send(statements)
+        // A pipeline sent without waiting answers first (its failure changes nothing).
+        if let earlier = unanswered {
+            unanswered = nil
+            _ = try readAnswers(of: earlier, keepingLast: false)
+        }
+        let (last, firstFailure) = try readAnswers(of: sent, keepingLast: true)
+        guard PQexitPipelineMode(handle) == 1, let last else {
+            PQclear(last)
+            throw firstFailure ?? connectionFailure()
+        }
+        if let firstFailure {
+            PQclear(last)
+            throw firstFailure
+        }
+        return last
+    }
+
+    /// Sends the queued statements and `sql` without waiting for the answers, which the
+    /// next call reads before its own: for a read-only transaction's `COMMIT`, whose
+    /// answer changes nothing, so it costs no round trip (and, sent at once, leaves no
+    /// session idle in a transaction). Its failure is not reported; a lost connection is,
+    /// by the next call.
+    func sendWithoutWaiting(_ sql: String) throws(PostgresFailure) {
+        try readUnanswered()
+        let statements = queued + [Statement(sql: sql, parameters: [])]
+        queued.removeAll()
+        unanswered = try send(statements)
+    }
+
+    /// Reads the answers of a pipeline sent without waiting, and leaves pipeline mode:
+    /// before a call that does not use a pipeline.
+    private func readUnanswered() throws(PostgresFailure) {
+        guard let earlier = unanswered else { return }
+        unanswered = nil
+        _ = try readAnswers(of: earlier, keepingLast: false)
+        guard PQexitPipelineMode(handle) == 1 else { throw connectionFailure() }
+    }
+
+    /// Sends `statements` and a sync point, preparing those this session has not.
+    private func send(_ statements: [Statement]) throws(PostgresFailure) -> SentPipeline {
+        // A no-op when a pipeline sent without waiting is still unanswered.
+        guard PQenterPipelineMode(handle) == 1 else { throw connectionFailure() }
         var preparing: [StatementKey?] = []
         for statement in statements {
             let key = StatementKey(sql: statement.sql, types: statement.parameters.map(\.typeOID))
@@ -225,10 +281,15 @@ final class PostgresConnection {
             guard sent == 1 else { throw abandonPipeline() }
         }
         guard PQpipelineSync(handle) == 1 else { throw abandonPipeline() }
+        return SentPipeline(statements: statements, preparing: preparing)
+    }
 
+    /// Reads `pipeline`'s answers up to its sync point: the last statement's result if
+    /// `keepingLast` (the caller clears it), and the first failure.
+    private func readAnswers(of pipeline: SentPipeline, keepingLast: Bool) throws(PostgresFailure) -> (last: OpaquePointer?, failure: PostgresFailure?) {
         var firstFailure: PostgresFailure?
         var last: OpaquePointer?
-        for (index, prepares) in preparing.enumerated() {
+        for (index, prepares) in pipeline.preparing.enumerated() {
             if let prepares {
                 let result = try nextResult()
                 if PQresultStatus(result) != PGRES_COMMAND_OK {
@@ -240,20 +301,19 @@ final class PostgresConnection {
             }
             let result = try nextResult()
             if firstFailure == nil, let failure = failure(of: result) { firstFailure = failure }
-            if index == preparing.count - 1 { last = result } else { PQclear(result) }
+            if firstFailure == nil, let onRows = pipeline.statements[index].onRows, PQresultStatus(result) == PGRES_TUPLES_OK {
+                onRows(PostgresRows(result: result))
+            }
+            if keepingLast, index == pipeline.preparing.count - 1 { last = result } else { PQclear(result) }
         }
         let sync = PQgetResult(handle)
         let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
         PQclear(sync)
-        guard synced, PQexitPipelineMode(handle) == 1, let last else {
+        guard synced else {
             PQclear(last)
             throw firstFailure ?? connectionFailure()
         }
-        if let firstFailure {
-            PQclear(last)
-            throw firstFailure
-        }
-        return last
+        return (last, firstFailure)
     }
 
     /// Calls `body` with the parameters in libpq's form: count, values, lengths, formats (binary).

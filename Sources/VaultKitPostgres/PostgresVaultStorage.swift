@@ -54,6 +54,11 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
     /// The row ``insertIfAbsent(lookupID:serviceTag:nonce:sealed:)`` found in its place,
     /// for the engine's next read of it (a `set` of an existing item reads it next).
     private var foundRow: (lookupID: [UInt8], serviceTag: [UInt8], nonce: [UInt8], sealed: [UInt8])?
+    /// The snapshot of the read transaction in progress, once its first statement ran.
+    private var readSnapshot: String?
+    /// The insert sent with the lock (``writeTransaction(opening:_:)``) and what it did,
+    /// until the engine asks for it.
+    private var openingResult: (row: StoredRow, inserted: Bool, found: StoredRow?)?
     /// Versions handed out after own commits: negative, never a snapshot's (those are >= 0).
     private var ownCommitVersion: Int64 = -1
 
@@ -141,22 +146,29 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
     /// Locks this vault's header row before the body reads anything, so a read-then-write
     /// cannot race another writer on any connection; commits, or rolls back if `body` throws.
     package func writeTransaction<Result, BodyError: Error>(_ body: () throws(BodyError) -> Result) throws(StorageFailure<BodyError>) -> Result {
+        try writeTransaction(beginning: nil, body)
+    }
+
+    package func writeTransaction<Result, BodyError: Error>(
+        opening: OpeningInsert, _ body: () throws(BodyError) -> Result
+    ) throws(StorageFailure<BodyError>) -> Result {
+        try writeTransaction(beginning: opening, body)
+    }
+
+    /// A write transaction, with `opening`'s insert (if any) in the lock's round trip:
+    /// BEGIN, the lock, the header row, then the insert (its own statement, so it sees
+    /// every commit before the lock). Kept only if the header row shows the snapshot
+    /// version and key check the engine sealed the row for; else the row it inserted is
+    /// deleted again before `body` reads anything (no round trip of its own).
+    private func writeTransaction<Result, BodyError: Error>(
+        beginning opening: OpeningInsert?, _ body: () throws(BodyError) -> Result
+    ) throws(StorageFailure<BodyError>) -> Result {
         try StorageFailure<BodyError>.lift { () throws(StorageError) in
             try run { () throws in
-                // One round trip: BEGIN, the lock, then (a statement of its own, so its
-                // snapshot is taken after the lock: every earlier writer's commit is in it)
-                // the header row with the snapshot and this transaction's id.
-                try connection.enqueue("BEGIN ISOLATION LEVEL READ COMMITTED")
-                try connection.enqueue("SELECT 1 FROM vaultkit_header WHERE vault = $1 FOR UPDATE", [.text(vault)])
                 inTransaction = true
                 writing = true
                 do {
-                    guard let row = try currentHeaderRow() else { throw StorageError.notFound(location: location) }
-                    lockSnapshot = PostgresSnapshot(row.snapshot)
-                    ownTransaction = row.ownTransaction
-                    snapshotVersion = version(ofSnapshot: row.snapshot)
-                    manifestCache.use(snapshotVersion)
-                    manifestCacheUsable = true
+                    try beginWrite(opening: opening)
                 } catch {
                     endTransaction(committing: false)
                     throw error
@@ -166,6 +178,9 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
         do {
             let result = try StorageFailure<BodyError>.passing(body)
             try StorageFailure<BodyError>.lift { () throws(StorageError) in
+                // The body did not ask for the insert sent early: committing it would
+                // store a row without its manifest term.
+                guard openingResult == nil else { throw StorageError.corrupted(reason: .unexpectedStorageError) }
                 try run { () throws in
                     try connection.enqueue("COMMIT")
                     try connection.flush()
@@ -179,6 +194,52 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
             endTransaction(committing: false)
             throw error
         }
+    }
+
+    /// Takes the write lock and reads the header row (kept for the transaction), with
+    /// `opening`'s insert if it still holds, in one round trip.
+    private func beginWrite(opening: OpeningInsert?) throws {
+        // The header row is a statement of its own, after the lock, so its snapshot is
+        // taken once the lock is held: every earlier writer's commit is in it.
+        try connection.enqueue("BEGIN ISOLATION LEVEL READ COMMITTED")
+        try connection.enqueue("SELECT 1 FROM vaultkit_header WHERE vault = $1 FOR UPDATE", [.text(vault)])
+        if let opening {
+            // `.some(nil)`: read, and the vault has no header row.
+            var read: PostgresHeaderRow??
+            try connection.enqueue(PostgresHeaderRow.sql, [.text(vault)]) { read = .some(PostgresHeaderRow($0)) }
+            let outcome: (inserted: Bool, found: StoredRow?)
+            do {
+                outcome = try insertOrFind(opening.row)
+            } catch {
+                // The vault is gone (the insert failed on its reference to the header).
+                if case .some(nil) = read { throw StorageError.notFound(location: location) }
+                throw error
+            }
+            guard case .some(let row?) = read else { throw StorageError.notFound(location: location) }
+            useLock(row)
+            if snapshotVersion == opening.snapshotVersion, row.masterKeyCheck == opening.keyCheck {
+                openingResult = (opening.row, outcome.inserted, outcome.found)
+            } else if outcome.inserted {
+                // Another session committed since the engine sealed the row: the row is
+                // deleted again, with the body's first statement (so before anything it
+                // reads); the lock and the header row stand. A row found in place was not
+                // touched.
+                try connection.enqueue(Self.deleteSQL, [.text(vault), .bytes(opening.row.lookupID)])
+            }
+            return
+        }
+        guard let row = try currentHeaderRow() else { throw StorageError.notFound(location: location) }
+        useLock(row)
+    }
+
+    /// Takes the snapshot and transaction id of the header row read after the lock.
+    private func useLock(_ row: PostgresHeaderRow) {
+        headerRow = row
+        lockSnapshot = PostgresSnapshot(row.snapshot)
+        ownTransaction = row.ownTransaction
+        snapshotVersion = version(ofSnapshot: row.snapshot)
+        manifestCache.use(snapshotVersion)
+        manifestCacheUsable = true
     }
 
     /// The version to report after this writer's commit: the lock's snapshot with this
@@ -205,19 +266,27 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
         lockSnapshot = nil
         ownTransaction = nil
         foundRow = nil
+        openingResult = nil
+        readSnapshot = nil
     }
 
     /// Runs `body` in one REPEATABLE READ snapshot; inside a write transaction, in that one.
     package func readTransaction<Result, BodyError: Error>(_ body: () throws(BodyError) -> Result) throws(StorageFailure<BodyError>) -> Result {
         if inTransaction { return try StorageFailure<BodyError>.passing(body) }
         // Sent with the body's first statement; a body that reads nothing costs no round trip.
+        // So is the snapshot's name (the first statement fixes the snapshot), which
+        // ``pinSnapshot()`` then answers without a round trip of its own.
         try StorageFailure<BodyError>.lift { () throws(StorageError) in
-            try run { () throws in try connection.enqueue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
+            try run { () throws in
+                try connection.enqueue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                try connection.enqueue("SELECT pg_current_snapshot()::text") { [unowned self] rows in readSnapshot = rows.text(0, 0) }
+            }
         }
         inTransaction = true
         defer {
-            // Still queued: nothing was sent, so there is no transaction to end.
-            if connection.queuedCount > 0 { connection.discardQueued() } else { try? connection.execute("COMMIT") }
+            // Still queued: nothing was sent, so there is no transaction to end. Else the
+            // COMMIT of what only read goes without waiting for its answer.
+            if connection.queuedCount > 0 { connection.discardQueued() } else { try? connection.sendWithoutWaiting("COMMIT") }
             endTransaction(committing: true)
         }
         return try StorageFailure<BodyError>.passing(body)
@@ -225,7 +294,15 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
 
     package func pinSnapshot() throws(StorageError) {
         try run { () throws in
-            let snapshot = try connection.query("SELECT pg_current_snapshot()::text") { $0.text(0, 0) }
+            let snapshot: String
+            if inTransaction, !writing {
+                // The read transaction's own snapshot, named by its first statement.
+                if readSnapshot == nil { try connection.flush() }
+                guard let known = readSnapshot else { throw StorageError.corrupted(reason: .unexpectedStorageError) }
+                snapshot = known
+            } else {
+                snapshot = try connection.query("SELECT pg_current_snapshot()::text") { $0.text(0, 0) }
+            }
             snapshotVersion = version(ofSnapshot: snapshot)
             // A read transaction's snapshot is now named: what it reads is that version's.
             if inTransaction, !writing {
@@ -411,6 +488,12 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
     /// nothing, and looks nothing up).
     package func insertAllIfAbsent(_ rows: [StoredRow]) throws(StorageError) -> [StoredRow?] {
         foundRow = nil
+        if let early = openingResult {
+            openingResult = nil
+            // Only the row sent early is answered by that insert.
+            guard rows.count == 1, Self.same(rows[0], early.row) else { throw .corrupted(reason: .unexpectedStorageError) }
+            return [try rowInPlace(of: rows[0], inserted: early.inserted, found: early.found)]
+        }
         if rows.count == 1 {
             let (inserted, found) = try insertOrFind(rows[0])
             return [try rowInPlace(of: rows[0], inserted: inserted, found: found)]
@@ -452,6 +535,10 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
         return found
     }
 
+    private static func same(_ one: StoredRow, _ other: StoredRow) -> Bool {
+        one.lookupID == other.lookupID && one.serviceTag == other.serviceTag && one.nonce == other.nonce && one.sealed == other.sealed
+    }
+
     /// `nil` for a row inserted, else the row in its place: as the inserting statement
     /// found it, or read afresh when that statement's snapshot did not show it (committed
     /// by another session after the snapshot, before the insert).
@@ -470,11 +557,12 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
         }
     }
 
+    private static let deleteSQL = "DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2 RETURNING service_tag, nonce"
+
     package func delete(lookupID: [UInt8]) throws(StorageError) -> (serviceTag: [UInt8], nonce: [UInt8])? {
         foundRow = nil
         return try run { () throws in
-            try connection.query("DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2 RETURNING service_tag, nonce",
-                                 [.text(vault), .bytes(lookupID)]) { rows in
+            try connection.query(Self.deleteSQL, [.text(vault), .bytes(lookupID)]) { rows in
                 rows.count > 0 ? (rows.array(0, 0), rows.array(0, 1)) : nil
             }
         }

@@ -11,4 +11,18 @@ package protocol BulkInsertingStorage: VaultStorage {
     /// Inserts each row unless one with its lookup id exists (the lookup ids are distinct),
     /// in order; returns, per row, `nil` when it was inserted, else the row in its place.
     func insertAllIfAbsent(_ rows: [StoredRow]) throws(StorageError) -> [StoredRow?]
+
+    /// Runs a write transaction whose body opens by inserting `opening.row` (through
+    /// ``insertAllIfAbsent(_:)``), so a storage may send that insert with the lock, in one
+    /// round trip, instead of after it.
+    ///
+    /// The insert was prepared before the lock, so it is only valid if nothing committed
+    /// meanwhile: an implementation that sends it early keeps its effect only when the
+    /// lock's snapshot has version `opening.snapshotVersion` and the header's key check is
+    /// `opening.keyCheck`, and otherwise undoes it before anything `body` reads. Either way `body`
+    /// runs as under ``VaultStorage/writeTransaction(_:)``, and must ask for exactly that
+    /// insert before any other item read or write.
+    func writeTransaction<Result, BodyError: Error>(
+        opening: OpeningInsert, _ body: () throws(BodyError) -> Result
+    ) throws(StorageFailure<BodyError>) -> Result
 }

@@ -83,7 +83,12 @@ struct UnlockedVault {
     /// Runs `body` in a write transaction that first follows a re-key by another
     /// process and last applies the manifest changes `body`'s writes recorded, so rows
     /// and manifest always commit together.
-    mutating func writeTransaction<Result>(_ body: (UnlockedVault) throws(VaultError) -> Result) throws(VaultError) -> Result {
+    ///
+    /// - Parameter opening: the insert `body` opens with, prepared before the lock, which a
+    ///   storage may send with it (``UnlockedVault/set(_:service:account:label:generic:)``).
+    mutating func writeTransaction<Result>(
+        opening: OpeningInsert? = nil, _ body: (UnlockedVault) throws(VaultError) -> Result
+    ) throws(VaultError) -> Result {
         // Changes of a transaction that rolls back must not outlive it.
         manifestChanges.removeAll()
         pendingInserts.reset()
@@ -94,7 +99,7 @@ struct UnlockedVault {
         }
         var versionBefore: Int64 = -1
         manifestCheck.committing = nil
-        let result = try store.writeTransaction { () throws(VaultError) in
+        let result = try store.writeTransaction(opening: opening) { () throws(VaultError) in
             try refreshKeysIfRekeyed()
             // What other connections committed before this lock was taken, checked once:
             // refreshKeysIfRekeyed's read started this transaction's snapshot.
@@ -234,21 +239,45 @@ struct UnlockedVault {
 
     /// Attributes of every item, or every item of one service, sorted by service then account.
     ///
-    /// The whole manifest is verified first, not only the buckets of the rows found: a
-    /// row deleted, or given another service tag, would not be found at all.
+    /// The whole manifest is verified, not only the buckets of the rows found: a row
+    /// deleted, or given another service tag, would not be found at all. Rows and manifest
+    /// are read in one snapshot, the rows first, so a storage that pipelines (PostgreSQL)
+    /// sends them with the snapshot it verifies; a record that fails to open is reported
+    /// only once the manifest has been checked, as when the check came first.
     mutating func list(service: String?) throws(VaultError) -> [VaultItem] {
         if let service { try Self.validate(service: service) }
-        try verifyManifestFollowingRekey(bucket: nil)
-        let tag = service.map { keys.serviceTag(service: $0) }
+        var followedRekey = false
         var items: [VaultItem] = []
-        try store.readTransaction { () throws(VaultError) in
-            try store.forEachRow(serviceTag: tag) { (row) throws(VaultError) in
-                let (item, _, _) = try openRecord(row)
-                guard keys.isServiceTag(row.serviceTag, service: item.service) else {
-                    throw .tampered(reason: .recordNotOfService)
+        while true {
+            let tag = service.map { keys.serviceTag(service: $0) }
+            items.removeAll()
+            var unopened: VaultError?
+            // A check that fails may mean another process re-keyed the vault: followed once
+            // (as verifyManifestFollowingRekey does), then the rows are read again under the new keys.
+            let rekeyed = try store.readTransaction { () throws(VaultError) -> Bool in
+                try store.forEachRow(serviceTag: tag) { (row) throws(VaultError) in
+                    guard unopened == nil else { return }
+                    do throws(VaultError) {
+                        let (item, _, _) = try openRecord(row)
+                        guard keys.isServiceTag(row.serviceTag, service: item.service) else {
+                            throw VaultError.tampered(reason: .recordNotOfService)
+                        }
+                        items.append(item)
+                    } catch {
+                        unopened = error
+                    }
                 }
-                items.append(item)
+                do throws(VaultError) {
+                    try ensureManifestVerified(bucket: nil)
+                } catch {
+                    guard error.code == .tampered, !followedRekey, try refreshKeysIfRekeyed() else { throw error }
+                    return true
+                }
+                return false
             }
+            if let unopened, !rekeyed { throw unopened }
+            if !rekeyed { break }
+            followedRekey = true
         }
         // By UTF-8 bytes, as docs/CLI.md promises: Swift's String order treats canonically
         // equivalent spellings (NFC and NFD) as equal, which are different items here.
@@ -263,10 +292,7 @@ struct UnlockedVault {
         _ mode: WriteMode, secret: SecretBytes,
         service: String, account: String, label: String?, generic: Data?
     ) throws(VaultError) {
-        try Self.validate(service: service, account: account)
-        guard secret.count <= Self.maximumDataByteCount, (generic?.count ?? 0) <= Self.maximumDataByteCount else {
-            throw .invalidArgument(.dataTooLarge)
-        }
+        try Self.validateWrite(secret: secret, service: service, account: account, generic: generic)
         let lookupID = keys.lookupID(service: service, account: account)
         let serviceTag = keys.serviceTag(service: service)
         // An add or update must see the sets gathered before it.
@@ -300,6 +326,14 @@ struct UnlockedVault {
         }
         try replace(mode, existing: existing, secret: secret, service: service, account: account, label: label, generic: generic,
                     lookupID: lookupID, serviceTag: serviceTag)
+    }
+
+    /// The checks every write makes before anything is sealed or stored.
+    static func validateWrite(secret: SecretBytes, service: String, account: String, generic: Data?) throws(VaultError) {
+        try validate(service: service, account: account)
+        guard secret.count <= maximumDataByteCount, (generic?.count ?? 0) <= maximumDataByteCount else {
+            throw .invalidArgument(.dataTooLarge)
+        }
     }
 
     /// A stored item's attributes and the identity of its row.

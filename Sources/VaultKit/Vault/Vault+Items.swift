@@ -25,7 +25,9 @@ extension Vault {
     ///   - generic: application data; `nil` keeps the stored data (none for a new item).
     /// - Throws: ``VaultError/Code/invalidArgument`` for an empty service; storage errors.
     public func set(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try write(.set, secret, service: service, account: account, label: label, generic: generic)
+        try withUnlocked { (vault) throws(VaultError) in
+            try vault.set(secret, service: service, account: account, label: label, generic: generic)
+        }
     }
 
     /// Stores a UTF-8 string secret; see ``set(_:service:account:label:generic:)``.

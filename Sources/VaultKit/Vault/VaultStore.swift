@@ -18,6 +18,13 @@ struct VaultStore {
         try passing { () throws(StorageFailure<VaultError>) in try storage.writeTransaction(body) }
     }
 
+    /// A write transaction opening with `opening`'s insert, on a ``BulkInsertingStorage``
+    /// (which may send it with the lock); with none, or on another storage, a plain one.
+    func writeTransaction<Result>(opening: OpeningInsert?, _ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
+        guard let opening, let bulk = storage as? any BulkInsertingStorage else { return try writeTransaction(body) }
+        return try passing { () throws(StorageFailure<VaultError>) in try bulk.writeTransaction(opening: opening, body) }
+    }
+
     func readTransaction<Result>(_ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
         try passing { () throws(StorageFailure<VaultError>) in try storage.readTransaction(body) }
     }

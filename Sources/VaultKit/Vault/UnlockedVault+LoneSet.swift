@@ -1,0 +1,54 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension UnlockedVault {
+    /// A `set` in a transaction of its own (``Vault/set(_:service:account:label:generic:)``).
+    ///
+    /// On a storage where every call is a round trip (``BulkInsertingStorage``) the item
+    /// is sealed as a new one before the lock, and its insert travels with the lock
+    /// (``OpeningInsert``): one round trip fewer. That is only done when this process has
+    /// verified the item's manifest bucket, so the transaction needs no read before the
+    /// insert; the storage undoes the early insert if anything committed since, and the
+    /// `set` then runs as any other.
+    mutating func set(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws(VaultError) {
+        guard let opening = try sealedForOpeningInsert(secret, service: service, account: account, label: label, generic: generic) else {
+            return try writeTransaction { (vault) throws(VaultError) in
+                try vault.write(.set, secret: secret, service: service, account: account, label: label, generic: generic)
+            }
+        }
+        let keyCheck = keys.keyCheck
+        let row = opening.sealed.nonce.withUnsafeBytes { nonce in
+            StoredRow(lookupID: opening.sealed.lookupID, serviceTag: opening.sealed.serviceTag, nonce: Array(nonce), sealed: opening.sealed.sealed)
+        }
+        let insert = OpeningInsert(row: row, snapshotVersion: manifestCheck.dataVersion, keyCheck: keyCheck)
+        try writeTransaction(opening: insert) { (vault) throws(VaultError) in
+            // Re-keyed by another process (the storage undid the early insert): sealed
+            // under keys the vault no longer has, so written afresh.
+            guard vault.keys.keyCheck == keyCheck else {
+                return try vault.write(.set, secret: secret, service: service, account: account, label: label, generic: generic)
+            }
+            // Costs nothing when the bucket is still verified (the early insert was kept).
+            try vault.ensureManifestVerified(bucket: Manifest.bucket(of: opening.sealed.lookupID))
+            vault.pendingInserts.append(opening)
+        }
+    }
+
+    /// The item sealed as new, as `write(.set, ...)` would gather it, or `nil` when an
+    /// early insert would not pay: a storage that does not gather inserts, or a bucket
+    /// whose verification must be read first.
+    private func sealedForOpeningInsert(
+        _ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?
+    ) throws(VaultError) -> PendingInserts.Entry? {
+        guard store.bulkInsertLimit > 1 else { return nil }
+        try Self.validateWrite(secret: secret, service: service, account: account, generic: generic)
+        let lookupID = keys.lookupID(service: service, account: account)
+        guard manifestCheck.covers(bucket: Manifest.bucket(of: lookupID)) else { return nil }
+        let now = Date()
+        let new = VaultItem(service: service, account: account, label: label, generic: generic, created: now, modified: now)
+        let sealed = seal(new, secret: secret, lookupID: lookupID, serviceTag: keys.serviceTag(service: service))
+        return .init(sealed: sealed, secret: secret, service: service, account: account, label: label, generic: generic)
+    }
+}
