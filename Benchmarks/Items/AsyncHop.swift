@@ -29,7 +29,8 @@ func asyncHopFloorBenchmarks() {
     }
 }
 
-/// `get async @N`, alone and from eight tasks at once, on a vault of `count` items.
+/// `get async @N`, alone, from a task on the vault's executor, and from eight tasks at
+/// once, on a vault of `count` items.
 func asyncGetBenchmarks(count: Int) {
     let label = Bench.countLabel(count)
 
@@ -52,6 +53,33 @@ func asyncGetBenchmarks(count: Int) {
             asyncGetState.value = (try fixture.open(), IndexStream(bound: count))
         },
         teardown: { asyncGetState.value?.0.close(); asyncGetState.value = nil }
+    )
+
+    // The same reads from a task running on the vault's own queue (`Vault.executor`):
+    // the twin finds itself there and reads inline, with no hop. Beside "get" it shows
+    // what is left of the async cost: the twin's check and its typed-throws plumbing.
+    let executorGetState = Shared<(Vault, IndexStream)>()
+    Benchmark(
+        "get async on the vault's executor @\(label)",
+        configuration: Bench.configuration(scaling: .kilo, maxDuration: .seconds(2)),
+        closure: { benchmark async in
+            var (vault, indices) = executorGetState.value!
+            indices = await withTaskExecutorPreference(vault.executor) { [indices] in
+                var indices = indices
+                precondition(vault.benchmarkIsOnExecutor, "not on the vault's executor: this would measure the hop")
+                for _ in benchmark.scaledIterations {
+                    let index = indices.next()
+                    blackHole(try! await vault.secret(service: Bench.service(index), account: Bench.account(index)))
+                }
+                return indices
+            }
+            executorGetState.value = (vault, indices)
+        },
+        setup: {
+            let fixture = try VaultFixture.withItems(count)
+            executorGetState.value = (try fixture.open(), IndexStream(bound: count))
+        },
+        teardown: { executorGetState.value?.0.close(); executorGetState.value = nil }
     )
 
     // Eight tasks awaiting reads on one vault at once (a server's handlers): the hops

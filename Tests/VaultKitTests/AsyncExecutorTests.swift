@@ -135,29 +135,11 @@ import TestSupport
         // Hold the vault's queue, so the tasks below wait on it.
         let gate = DispatchSemaphore(value: 0)
         vault.executor.queue.async { gate.wait() }
-        let queued = (0..<4).map { _ in
-            Task(executorPreference: vault.executor) { () async -> (ranOnQueue: Bool, error: VaultError?) in
-                let ranOnQueue = vault.executor.isCurrent
-                do throws(VaultError) {
-                    _ = try await vault.string(service: "s", account: "a")
-                    return (ranOnQueue, nil)
-                } catch {
-                    return (ranOnQueue, error)
-                }
-            }
-        }
+        let queued = (0..<4).map { _ in Self.readOnItsExecutor(vault) }
         // The blocking close: the async one would wait for the held queue.
         let closeNow = { vault.close() }
         closeNow()
-        let late = Task(executorPreference: vault.executor) { () async -> (ranOnQueue: Bool, error: VaultError?) in
-            let ranOnQueue = vault.executor.isCurrent
-            do throws(VaultError) {
-                _ = try await vault.string(service: "s", account: "a")
-                return (ranOnQueue, nil)
-            } catch {
-                return (ranOnQueue, error)
-            }
-        }
+        let late = Self.readOnItsExecutor(vault)
         gate.signal()
         let lateOutcome = await late.value
         #expect(!lateOutcome.ranOnQueue, "a job enqueued after close runs on the global executor")
@@ -167,6 +149,35 @@ import TestSupport
             #expect(outcome.ranOnQueue, "a job queued before close still runs on the vault's queue")
             #expect(outcome.error == .closed)
         }
+    }
+
+    /// A task on `vault`'s executor that reads an item: where it started, and the error.
+    private static func readOnItsExecutor(_ vault: Vault) -> Task<(ranOnQueue: Bool, error: VaultError?), Never> {
+        Task(executorPreference: vault.executor) {
+            let ranOnQueue = vault.executor.isCurrent
+            do throws(VaultError) {
+                _ = try await vault.string(service: "s", account: "a")
+                return (ranOnQueue, nil)
+            } catch {
+                return (ranOnQueue, error)
+            }
+        }
+    }
+
+    /// README's and the DocC article's example, run as written.
+    @Test func theReadmeExampleRuns() async throws {
+        let (vault, _, _) = try Fixtures.keyVault()
+        try await vault.set("a-token", service: "api.example.com", account: "alice")
+        try await vault.set("b-token", service: "api.example.com", account: "bob")
+
+        let tokens = try await withTaskExecutorPreference(vault.executor) {
+            var tokens: [String: String] = [:]
+            for user in ["alice", "bob"] {
+                tokens[user] = try await vault.string(service: "api.example.com", account: user)
+            }
+            return tokens
+        }
+        #expect(tokens == ["alice": "a-token", "bob": "b-token"])
     }
 
     /// Releasing the vault retires its executor too: a task that still prefers it runs.
