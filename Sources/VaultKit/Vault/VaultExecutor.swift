@@ -45,6 +45,8 @@ public final class VaultExecutor: TaskExecutor {
         queue.setSpecific(key: Self.queueOwner, value: ObjectIdentifier(self))
     }
 
+    /// Queues `job` behind the vault's pending work, or hands it to the global executor
+    /// once the vault is closed: Swift requires every enqueued job to run.
     public func enqueue(_ job: consuming ExecutorJob) {
         guard !retired.load(ordering: .acquiring) else {
             globalConcurrentExecutor.enqueue(job)
