@@ -29,30 +29,26 @@ func asyncHopFloorBenchmarks() {
     }
 }
 
-/// `get async @N`, alone and from eight tasks at once, on a vault of `count` items.
+/// `get async @N`, alone, from a task on the vault's executor, and from eight tasks at
+/// once, on a vault of `count` items.
 func asyncGetBenchmarks(count: Int) {
     let label = Bench.countLabel(count)
 
     // The same reads as "get @N" through the async twin: each hops to the vault's queue
     // and back. Beside "get", it shows what the hop costs (the target: <= 1.15x).
-    let asyncGetState = Shared<(Vault, IndexStream)>()
-    Benchmark(
-        "get async @\(label)",
-        configuration: Bench.configuration(scaling: .kilo, maxDuration: .seconds(2)),
-        closure: { benchmark async in
-            var (vault, indices) = asyncGetState.value!
-            for _ in benchmark.scaledIterations {
-                let index = indices.next()
-                blackHole(try! await vault.secret(service: Bench.service(index), account: Bench.account(index)))
-            }
-            asyncGetState.value = (vault, indices)
-        },
-        setup: {
-            let fixture = try VaultFixture.withItems(count)
-            asyncGetState.value = (try fixture.open(), IndexStream(bound: count))
-        },
-        teardown: { asyncGetState.value?.0.close(); asyncGetState.value = nil }
-    )
+    asyncReadBenchmark("get async @\(label)", count: count) { benchmark, vault, indices in
+        await readItems(benchmark.scaledIterations.count, of: vault, at: indices)
+    }
+
+    // The same reads from a task running on the vault's own queue (`Vault.executor`):
+    // the twin finds itself there and reads inline, with no hop. Beside "get" it shows
+    // what is left of the async cost: the twin's check and its typed-throws plumbing.
+    asyncReadBenchmark("get async on the vault's executor @\(label)", count: count) { benchmark, vault, indices in
+        await withTaskExecutorPreference(vault.executor) {
+            precondition(vault.benchmarkIsOnExecutor, "not on the vault's executor: this would measure the hop")
+            return await readItems(benchmark.scaledIterations.count, of: vault, at: indices)
+        }
+    }
 
     // Eight tasks awaiting reads on one vault at once (a server's handlers): the hops
     // overlap with other reads, so the time per read approaches the read itself.
@@ -72,6 +68,35 @@ func asyncGetBenchmarks(count: Int) {
             }
         }
     }
+}
+
+/// Reads `reads` pseudo-random items through the async twin; returns where the stream is.
+func readItems(_ reads: Int, of vault: Vault, at start: IndexStream) async -> IndexStream {
+    var indices = start
+    for _ in 0..<reads {
+        let index = indices.next()
+        blackHole(try! await vault.secret(service: Bench.service(index), account: Bench.account(index)))
+    }
+    return indices
+}
+
+/// An async benchmark of reads on one vault of `count` items, opened in setup and kept
+/// across iterations; each iteration goes on with the previous one's index stream.
+func asyncReadBenchmark(_ name: String, count: Int, _ body: @escaping @Sendable (Benchmark, Vault, IndexStream) async -> IndexStream) {
+    let state = Shared<(Vault, IndexStream)>()
+    Benchmark(
+        name,
+        configuration: Bench.configuration(scaling: .kilo, maxDuration: .seconds(2)),
+        closure: { benchmark async in
+            let (vault, indices) = state.value!
+            state.value = (vault, await body(benchmark, vault, indices))
+        },
+        setup: {
+            let fixture = try VaultFixture.withItems(count)
+            state.value = (try fixture.open(), IndexStream(bound: count))
+        },
+        teardown: { state.value?.0.close(); state.value = nil }
+    )
 }
 
 /// An async benchmark on one vault of `count` items, opened in setup and kept across

@@ -23,6 +23,9 @@ import Foundation
 /// queue per call. Both are dispatch queues that get threads of their own instead of
 /// borrowing the cooperative pool's. An async call that was cancelled still completes:
 /// a started write is not abandoned halfway.
+///
+/// A task already running on the vault's queue (one that prefers ``Vault/executor``)
+/// has nothing to hop to: its calls run their work inline, in the same serial order.
 extension Vault {
     // MARK: Creating and opening
 
@@ -101,10 +104,7 @@ extension Vault {
     /// ``batch(_:)`` off the caller's thread: `body` runs on the vault's queue, in one
     /// transaction; the caller's own error comes back unchanged.
     public func batch(_ body: @escaping @Sendable (VaultBatch) throws -> Void) async throws {
-        let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: Result { try self.batch(body) }) }
-        }
-        try result.get()
+        try await offPool { try self.batch(body) }
     }
 
     // MARK: Reading
@@ -178,27 +178,21 @@ extension Vault {
     /// ``withSecret(service:account:_:)`` off the caller's thread: `body` runs on the
     /// vault's queue while the secret is in protected memory.
     public func withSecret<Result: Sendable>(service: String, account: String, _ body: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Result) async throws -> Result {
-        let outcome: Swift.Result<Result, any Error> = await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: Swift.Result { try self.withSecret(service: service, account: account, body) }) }
-        }
-        return try outcome.get()
+        try await offPool { try self.withSecret(service: service, account: account, body) }
     }
 
     /// ``close()`` off the caller's thread: closing may checkpoint the write-ahead log.
     public func close() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async {
-                self.close()
-                continuation.resume()
-            }
-        }
+        await offPool { self.close() }
     }
 
     // MARK: Plumbing
 
-    /// Runs `work` on this vault's queue and waits for it without blocking the caller's thread.
-    func offPool<Result: Sendable>(_ work: @escaping @Sendable () throws(VaultError) -> Result) async throws(VaultError) -> Result {
-        try await VaultQueues.run(on: queue, work)
+    /// Runs `work` on this vault's queue and waits for it without blocking the caller's
+    /// thread; inline when the caller's task is on that queue already (``executor``).
+    func offPool<Result: Sendable, Failure: Error>(_ work: @escaping @Sendable () throws(Failure) -> Result) async throws(Failure) -> Result {
+        if executor.isCurrent { return try work() }
+        return try await VaultQueues.run(on: executor.queue, work)
     }
 }
 
@@ -219,12 +213,12 @@ enum VaultQueues {
     /// of its own (several can run at once, each on its own thread).
     static func opening() -> DispatchQueue { DispatchQueue(label: "VaultKit.opening") }
 
-    static func run<Result: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws(VaultError) -> Result) async throws(VaultError) -> Result {
+    static func run<Result: Sendable, Failure: Error>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws(Failure) -> Result) async throws(Failure) -> Result {
         // Unsafe rather than checked: every path below resumes exactly once, and the
         // checked variant's extra allocation is a measurable share of a 7 µs `get`.
-        let outcome: Swift.Result<Result, VaultError> = await withUnsafeContinuation { continuation in
+        let outcome: Swift.Result<Result, Failure> = await withUnsafeContinuation { continuation in
             queue.async {
-                do throws(VaultError) {
+                do throws(Failure) {
                     continuation.resume(returning: .success(try work()))
                 } catch {
                     continuation.resume(returning: .failure(error))

@@ -8,4 +8,8 @@ extension Vault {
     public func benchmarkEmptyHop() async {
         _ = try? await offPool { () throws(VaultError) in 0 }
     }
+
+    /// Whether the caller runs on this vault's queue (``Vault/executor``): a benchmark of
+    /// the inline path checks that it measures what it names.
+    public var benchmarkIsOnExecutor: Bool { executor.isCurrent }
 }

@@ -31,8 +31,10 @@ public final class Vault: Sendable {
     /// `nil` once closed. One connection per `Vault`, serialised by the mutex: SQLite
     /// point queries take microseconds, so a pool would add nothing but contention.
     private let state: Mutex<UnlockedVault?>
-    /// Where this vault's async calls run their blocking work (see `Vault+Async.swift`).
-    let queue = DispatchQueue(label: "VaultKit.Vault")
+    /// A task executor on this vault's own serial queue, where its async calls run their
+    /// blocking work: the vault's `async` calls made by a task running there do their
+    /// work inline instead of hopping to the queue and back. See ``VaultExecutor``.
+    public let executor = VaultExecutor()
     /// The thread inside ``withUnlocked(_:)`` (0 for none), so a call made from inside a
     /// ``batch(_:)`` closure fails fast with ``VaultError/reentrantCall`` instead of
     /// waiting forever for the lock its own thread holds.
@@ -297,8 +299,10 @@ public final class Vault: Sendable {
     }
 
     /// Closes the file and wipes the keys; later calls throw ``VaultError/closed``.
-    /// Releasing the last reference does the same.
+    /// Releasing the last reference does the same. Tasks still on ``executor`` move to
+    /// Swift's global executor.
     public func close() {
+        executor.retire()
         // From inside a batch closure the lock is this thread's: close when it is released.
         if lockOwner.load(ordering: .acquiring) == ThreadIdentity.current {
             closeWhenUnlocked.store(true, ordering: .releasing)
@@ -306,6 +310,8 @@ public final class Vault: Sendable {
         }
         state.withLock { $0 = nil }
     }
+
+    deinit { executor.retire() }
 
     // MARK: Changing the keys
 

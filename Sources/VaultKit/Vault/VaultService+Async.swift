@@ -6,7 +6,7 @@ import Foundation
 
 /// The `async` twin of every ``VaultService`` call: each forwards to the `async` `Vault`
 /// call of the same name, so the vault work runs on the vault's queue, never on the
-/// caller's thread.
+/// caller's thread (unless the caller's task runs on that queue, ``Vault/executor``).
 extension VaultService {
     public func set(_ secret: SecretBytes, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
         try await vault.set(secret, service: name, account: account, label: label, generic: generic)
