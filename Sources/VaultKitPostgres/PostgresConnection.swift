@@ -219,11 +219,8 @@ final class PostgresConnection {
     private func run(_ statements: [Statement]) throws(PostgresFailure) -> OpaquePointer {
         roundTrips += 1
         let sent = try send(statements)
-        // A pipeline sent without waiting answers first (its failure changes nothing).
-        if let earlier = unanswered {
-            unanswered = nil
-            _ = try readAnswers(of: earlier, keepingLast: false)
-        }
+        // A pipeline sent without waiting answers first.
+        try readEarlierAnswers()
         let (last, firstFailure) = try readAnswers(of: sent, keepingLast: true)
         guard PQexitPipelineMode(handle) == 1, let last else {
             PQclear(last)
@@ -251,10 +248,18 @@ final class PostgresConnection {
     /// Reads the answers of a pipeline sent without waiting, and leaves pipeline mode:
     /// before a call that does not use a pipeline.
     private func readUnanswered() throws(PostgresFailure) {
-        guard let earlier = unanswered else { return }
+        guard try readEarlierAnswers() else { return }
+        guard PQexitPipelineMode(handle) == 1 else { throw connectionFailure() }
+    }
+
+    /// Reads the answers of the pipeline ``sendWithoutWaiting(_:)`` sent, if any (its
+    /// failure changes nothing), staying in pipeline mode; whether there was one.
+    @discardableResult
+    private func readEarlierAnswers() throws(PostgresFailure) -> Bool {
+        guard let earlier = unanswered else { return false }
         unanswered = nil
         _ = try readAnswers(of: earlier, keepingLast: false)
-        guard PQexitPipelineMode(handle) == 1 else { throw connectionFailure() }
+        return true
     }
 
     /// Sends `statements` and a sync point, preparing those this session has not.

@@ -20,10 +20,7 @@ extension UnlockedVault {
             }
         }
         let keyCheck = keys.keyCheck
-        let row = opening.sealed.nonce.withUnsafeBytes { nonce in
-            StoredRow(lookupID: opening.sealed.lookupID, serviceTag: opening.sealed.serviceTag, nonce: Array(nonce), sealed: opening.sealed.sealed)
-        }
-        let insert = OpeningInsert(row: row, snapshotVersion: manifestCheck.dataVersion, keyCheck: keyCheck)
+        let insert = OpeningInsert(row: opening.sealed.row, snapshotVersion: manifestCheck.dataVersion, keyCheck: keyCheck)
         try writeTransaction(opening: insert) { (vault) throws(VaultError) in
             // Re-keyed by another process (the storage undid the early insert): sealed
             // under keys the vault no longer has, so written afresh.
@@ -46,9 +43,8 @@ extension UnlockedVault {
         try Self.validateWrite(secret: secret, service: service, account: account, generic: generic)
         let lookupID = keys.lookupID(service: service, account: account)
         guard manifestCheck.covers(bucket: Manifest.bucket(of: lookupID)) else { return nil }
-        let now = Date()
-        let new = VaultItem(service: service, account: account, label: label, generic: generic, created: now, modified: now)
-        let sealed = seal(new, secret: secret, lookupID: lookupID, serviceTag: keys.serviceTag(service: service))
+        let sealed = sealedAsNew(secret, service: service, account: account, label: label, generic: generic,
+                                 lookupID: lookupID, serviceTag: keys.serviceTag(service: service))
         return .init(sealed: sealed, secret: secret, service: service, account: account, label: label, generic: generic)
     }
 }

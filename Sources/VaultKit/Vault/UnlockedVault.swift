@@ -302,9 +302,8 @@ struct UnlockedVault {
         // A new item (the common case of add, set and bulk imports) is one insert; only an
         // existing item is read first, to keep its creation date and unchanged attributes.
         if mode != .update {
-            let now = Date()
-            let new = VaultItem(service: service, account: account, label: label, generic: generic, created: now, modified: now)
-            let sealed = seal(new, secret: secret, lookupID: lookupID, serviceTag: serviceTag)
+            let sealed = sealedAsNew(secret, service: service, account: account, label: label, generic: generic,
+                                     lookupID: lookupID, serviceTag: serviceTag)
             let gather = store.bulkInsertLimit
             if mode == .set, gather > 1 {
                 // A second set of the same item must build on the first.
@@ -397,6 +396,20 @@ struct UnlockedVault {
         var serviceTag: [UInt8]
         var nonce: SecretBox.Nonce
         var sealed: [UInt8]
+
+        /// The row it is stored as.
+        var row: StoredRow {
+            nonce.withUnsafeBytes { StoredRow(lookupID: lookupID, serviceTag: serviceTag, nonce: Array($0), sealed: sealed) }
+        }
+    }
+
+    /// A new item (created and modified now) sealed for its row.
+    func sealedAsNew(
+        _ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?, lookupID: [UInt8], serviceTag: [UInt8]
+    ) -> SealedItem {
+        let now = Date()
+        let new = VaultItem(service: service, account: account, label: label, generic: generic, created: now, modified: now)
+        return seal(new, secret: secret, lookupID: lookupID, serviceTag: serviceTag)
     }
 
     /// Inserts the gathered `set`s in one storage call, then writes again over each item
@@ -406,12 +419,7 @@ struct UnlockedVault {
         let entries = pendingInserts.take()
         guard !entries.isEmpty else { return }
         do throws(VaultError) {
-            let rows = entries.map { entry in
-                entry.sealed.nonce.withUnsafeBytes { nonce in
-                    StoredRow(lookupID: entry.sealed.lookupID, serviceTag: entry.sealed.serviceTag, nonce: Array(nonce), sealed: entry.sealed.sealed)
-                }
-            }
-            let found = try store.insertAllIfAbsent(rows)
+            let found = try store.insertAllIfAbsent(entries.map(\.sealed.row))
             guard found.count == entries.count else { throw VaultError.corrupted(reason: .unexpectedStorageError) }
             for (entry, row) in zip(entries, found) {
                 guard let row else {

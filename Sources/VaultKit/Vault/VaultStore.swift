@@ -7,9 +7,13 @@
 /// come back unchanged (``StorageFailure/body(_:)``).
 struct VaultStore {
     let storage: any VaultStorage
+    /// The same storage when it inserts many rows per call, cast once here rather than
+    /// on every write.
+    private let bulk: (any BulkInsertingStorage)?
 
     init(_ storage: any VaultStorage) {
         self.storage = storage
+        bulk = storage as? any BulkInsertingStorage
     }
 
     // MARK: Transactions
@@ -21,7 +25,7 @@ struct VaultStore {
     /// A write transaction opening with `opening`'s insert, on a ``BulkInsertingStorage``
     /// (which may send it with the lock); with none, or on another storage, a plain one.
     func writeTransaction<Result>(opening: OpeningInsert?, _ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
-        guard let opening, let bulk = storage as? any BulkInsertingStorage else { return try writeTransaction(body) }
+        guard let opening, let bulk else { return try writeTransaction(body) }
         return try passing { () throws(StorageFailure<VaultError>) in try bulk.writeTransaction(opening: opening, body) }
     }
 
@@ -103,12 +107,12 @@ struct VaultStore {
     /// How many `set`s to gather for one insert call: 1 (none gathered) unless the
     /// storage is a ``BulkInsertingStorage``.
     var bulkInsertLimit: Int {
-        (storage as? any BulkInsertingStorage)?.bulkInsertLimit ?? 1
+        bulk?.bulkInsertLimit ?? 1
     }
 
     /// Inserts the rows in one call (only gathered when ``bulkInsertLimit`` is above 1).
     func insertAllIfAbsent(_ rows: [StoredRow]) throws(VaultError) -> [StoredRow?] {
-        guard let bulk = storage as? any BulkInsertingStorage else { throw .corrupted(reason: .unexpectedStorageError) }
+        guard let bulk else { throw .corrupted(reason: .unexpectedStorageError) }
         return try Self.converting { () throws(StorageError) in try bulk.insertAllIfAbsent(rows) }
     }
 
