@@ -26,7 +26,8 @@ import VaultKit
 /// - Round trips (``PostgresConnection``): `BEGIN`, the lock and the header row
 ///   (``PostgresHeaderRow``, kept for the transaction) travel together; writes whose
 ///   results the engine does not need wait and travel with the next statement, the last
-///   ones with `COMMIT`. A batch's `set`s arrive together (``BulkInsertingStorage``), up
+///   ones with `COMMIT`. A lone `set` the engine prepared whole travels with all of them
+///   in one (``commit(_:)``). A batch's `set`s arrive together (``BulkInsertingStorage``), up
 ///   to 1,000 rows per statement. The steady-state statements per operation are listed
 ///   in Benchmarks/README.md, "PostgreSQL".
 package final class PostgresVaultStorage: BulkInsertingStorage {
@@ -253,10 +254,17 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
 
     /// Ends the transaction in progress: forgets what it kept, and rolls back unless it
     /// committed (the unsent writes are dropped: the rollback undoes what was sent).
-    private func endTransaction(committing: Bool) {
+    /// - Parameter rollingBackWithoutWaiting: the `ROLLBACK` is sent without waiting for
+    ///   its answer (which the next call reads): after a prepared set found the vault
+    ///   changed, so that finding out costs no round trip of its own.
+    private func endTransaction(committing: Bool, rollingBackWithoutWaiting: Bool = false) {
         if !committing {
             connection.discardQueued()
-            try? connection.execute("ROLLBACK")
+            if rollingBackWithoutWaiting {
+                try? connection.sendWithoutWaiting("ROLLBACK")
+            } else {
+                try? connection.execute("ROLLBACK")
+            }
             if writing { manifestCache.forget() }
         }
         inTransaction = false
@@ -475,6 +483,112 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
                 return (false, StoredRow(lookupID: row.lookupID, serviceTag: rows.array(0, 1), nonce: rows.array(0, 2), sealed: rows.array(0, 3)))
             }
         }
+    }
+
+    // MARK: Prepared sets
+
+    /// A bucket's rows, whole, in lookup id order.
+    package func forEachRow<BodyError: Error>(
+        in range: (lower: [UInt8], upper: [UInt8]?), _ body: (StoredRow) throws(BodyError) -> Void
+    ) throws(StorageFailure<BodyError>) {
+        var sql = "SELECT lookup_id, service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1 AND lookup_id >= $2"
+        var parameters: [PostgresConnection.Parameter] = [.text(vault), .bytes(range.lower)]
+        if let upper = range.upper {
+            sql += " AND lookup_id < $3"
+            parameters.append(.bytes(upper))
+        }
+        sql += " ORDER BY lookup_id"
+        try passing(BodyError.self) {
+            try connection.query(sql, parameters) { rows in
+                for row in 0..<rows.count {
+                    let stored = StoredRow(lookupID: rows.array(row, 0), serviceTag: rows.array(row, 1), nonce: rows.array(row, 2), sealed: rows.array(row, 3))
+                    try StorageFailure.passing { () throws(BodyError) in try body(stored) }
+                }
+            }
+        }
+    }
+
+    /// Under the write lock, checks the state `set` was prepared from, in one statement
+    /// that also reads the snapshot and the transaction id: the header's generation and
+    /// tag (`$2`, `$3`), the row in the item's place (`$4`; nonce `$5`, NULL for none),
+    /// the bucket's digest (`$6`; digest `$7`, NULL for no row). Any difference divides by
+    /// zero (SQLSTATE 22012), which aborts the transaction before its writes; nothing else
+    /// in these statements divides. (A subquery, so the planner cannot fold it early.)
+    static let preparedSetCheckSQL = """
+        SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned()::text, 1 / (
+            (SELECT count(*) FROM vaultkit_header WHERE vault = $1 AND generation = $2 AND manifest_tag = $3)
+            * (SELECT CASE WHEN $5::bytea IS NULL
+                THEN (SELECT (count(*) = 0)::int::int8 FROM vaultkit_items WHERE vault = $1 AND lookup_id = $4)
+                ELSE (SELECT count(*) FROM vaultkit_items WHERE vault = $1 AND lookup_id = $4 AND nonce = $5) END)
+            * (SELECT CASE WHEN $7::bytea IS NULL
+                THEN (SELECT (count(*) = 0)::int::int8 FROM vaultkit_manifest WHERE vault = $1 AND bucket = $6)
+                ELSE (SELECT count(*) FROM vaultkit_manifest WHERE vault = $1 AND bucket = $6 AND digest = $7) END))
+        """
+    private static let preparedStateDiffers = "22012"
+
+    /// One round trip: `BEGIN`, the lock, the check, the item, the bucket digest, the
+    /// header and `COMMIT`, pipelined. When the check fails the server skips the rest, and
+    /// the `ROLLBACK` goes without waiting (its answer travels with the next call's).
+    package func commit(_ set: PreparedSet) throws(StorageError) -> PreparedSet.Outcome {
+        try run { () throws in
+            inTransaction = true
+            writing = true
+            var checked: (snapshot: String, ownTransaction: UInt64?)?
+            do {
+                try enqueuePrepared(set) { rows in
+                    checked = (rows.text(0, 0), rows.isNull(0, 1) ? nil : UInt64(rows.text(0, 1)))
+                }
+                try connection.flush()
+            } catch let failure as PostgresFailure where failure.sqlState == Self.preparedStateDiffers {
+                endTransaction(committing: false, rollingBackWithoutWaiting: true)
+                return .stale
+            } catch {
+                endTransaction(committing: false)
+                throw error
+            }
+            guard let checked else {
+                endTransaction(committing: false)
+                throw StorageError.corrupted(reason: .unexpectedStorageError)
+            }
+            ownTransaction = checked.ownTransaction
+            lockSnapshot = PostgresSnapshot(checked.snapshot)
+            let before = version(ofSnapshot: checked.snapshot)
+            snapshotVersion = versionAfterOwnCommit()
+            manifestCache.use(before)
+            manifestCache.record(set.bucket, set.digestAfter)
+            manifestCache.carry(to: snapshotVersion)
+            endTransaction(committing: true)
+            return .committed(versionBefore: before)
+        }
+    }
+
+    private func enqueuePrepared(_ set: PreparedSet, onCheck: @escaping (PostgresRows) -> Void) throws {
+        let row = set.row
+        let bucket = Int64(set.bucket)
+        try connection.enqueue("BEGIN ISOLATION LEVEL READ COMMITTED")
+        try connection.enqueue("SELECT 1 FROM vaultkit_header WHERE vault = $1 FOR UPDATE", [.text(vault)])
+        try connection.enqueue(Self.preparedSetCheckSQL, [
+            .text(vault), .int64(Int64(bitPattern: set.generationBefore)), .bytes(set.tagBefore),
+            .bytes(row.lookupID), set.replacedNonce.map { .bytes($0) } ?? .nullBytes,
+            .int64(bucket), set.digestBefore.map { .bytes($0) } ?? .nullBytes,
+        ], onRows: onCheck)
+        let rowParameters: [PostgresConnection.Parameter] = [.text(vault), .bytes(row.lookupID), .bytes(row.serviceTag), .bytes(row.nonce), .bytes(row.sealed)]
+        if set.replacedNonce != nil {
+            try connection.enqueue("UPDATE vaultkit_items SET service_tag = $3, nonce = $4, sealed = $5 WHERE vault = $1 AND lookup_id = $2", rowParameters)
+        } else {
+            try connection.enqueue("INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)", rowParameters)
+        }
+        switch (set.digestBefore, set.digestAfter) {
+        case (_, nil):
+            try connection.enqueue("DELETE FROM vaultkit_manifest WHERE vault = $1 AND bucket = $2", [.text(vault), .int64(bucket)])
+        case (nil, let after?):
+            try connection.enqueue("INSERT INTO vaultkit_manifest (vault, bucket, digest) VALUES ($1, $2, $3)", [.text(vault), .int64(bucket), .bytes(after)])
+        case (_?, let after?):
+            try connection.enqueue("UPDATE vaultkit_manifest SET digest = $3 WHERE vault = $1 AND bucket = $2", [.text(vault), .int64(bucket), .bytes(after)])
+        }
+        try connection.enqueue("UPDATE vaultkit_header SET manifest_root = $2, manifest_tag = $3, generation = $4 WHERE vault = $1",
+                               [.text(vault), .bytes(set.root), .bytes(set.tag), .int64(Int64(bitPattern: set.generation))])
+        try connection.enqueue("COMMIT")
     }
 
     // MARK: Bulk inserts

@@ -34,15 +34,21 @@ import VaultKit
         return fewest
     }
 
-    /// A `set` of an existing item whose bucket is verified: BEGIN, the lock, the header
-    /// row and the insert that finds the row in place, then the writes with COMMIT.
-    @Test func aSteadySetIsTwoRoundTrips() throws {
+    /// A `set` of an existing item whose bucket is verified but whose rows are not kept
+    /// (a `verify()` checks every row and keeps none; otherwise the `set` is prepared in
+    /// one round trip, PostgresPreparedSetTests): BEGIN, the lock, the header row and the
+    /// insert that finds the row in place, then the writes with COMMIT.
+    @Test func aSetWithoutKeptRowsIsTwoRoundTrips() throws {
         let (vault, storage, location, key) = try Self.countedVault()
         try vault.set("first", service: "s", account: "a")
         var round = 0
-        let fewest = try Self.fewestRoundTrips(storage) {
+        var fewest = Int.max
+        for _ in 0..<50 {
             round += 1
+            _ = try vault.verify()
+            let before = storage.connection.roundTrips
             try vault.set("value \(round)", service: "s", account: "a")
+            fewest = min(fewest, storage.connection.roundTrips - before)
         }
         #expect(fewest == 2)
         #expect(try vault.string(service: "s", account: "a") == "value \(round)")
@@ -75,8 +81,8 @@ import VaultKit
         let key = VaultKey.random()
         let vault = try Vault.create(postgres: location, key: key)
         try vault.set("a", service: "s", account: "a")
-        // Verifies the bucket of ("s", "b") without writing it.
-        #expect(throws: VaultError.itemNotFound) { try vault.secret(service: "s", account: "b") }
+        // Verifies every bucket, keeping no rows (so the `set` is not prepared whole).
+        _ = try vault.verify()
         try Vault.open(postgres: location, key: key).set("other", service: "t", account: "c")
         try vault.set("b", service: "s", account: "b")
         #expect(try vault.string(service: "s", account: "b") == "b")
@@ -94,8 +100,8 @@ import VaultKit
         var undone = Int.max
         var plain = Int.max
         for round in 0..<10 {
-            // Verifies the bucket of ("s", "x<round>") without writing it.
-            #expect(throws: VaultError.itemNotFound) { try vault.secret(service: "s", account: "x\(round)") }
+            // Verifies every bucket, keeping no rows (so the `set` is not prepared whole).
+            _ = try vault.verify()
             try other.set("z", service: "t", account: "z\(round)")
             var before = storage.connection.roundTrips
             try vault.set("x", service: "s", account: "x\(round)")
@@ -116,6 +122,7 @@ import VaultKit
         let key = VaultKey.random()
         let vault = try Vault.create(postgres: location, key: key)
         try vault.set("a", service: "s", account: "a")
+        _ = try vault.verify()
         try Vault.open(postgres: location, key: key).rekey()
         try vault.set("a2", service: "s", account: "a")
         #expect(try vault.string(service: "s", account: "a") == "a2")

@@ -25,4 +25,15 @@ package protocol BulkInsertingStorage: VaultStorage {
     func writeTransaction<Result, BodyError: Error>(
         opening: OpeningInsert, _ body: () throws(BodyError) -> Result
     ) throws(StorageFailure<BodyError>) -> Result
+
+    /// Calls `body` with every row whose lookup id is in `range` (lower bound included,
+    /// upper excluded, `nil`: no upper bound), in lookup id order, whole: what the engine
+    /// keeps of a bucket it verified, to prepare later `set`s in it without a read.
+    func forEachRow<BodyError: Error>(
+        in range: (lower: [UInt8], upper: [UInt8]?), _ body: (StoredRow) throws(BodyError) -> Void
+    ) throws(StorageFailure<BodyError>)
+
+    /// Commits `set` in a write transaction of its own, if the stored state is the one it
+    /// was prepared from (``PreparedSet``); otherwise writes nothing.
+    func commit(_ set: PreparedSet) throws(StorageError) -> PreparedSet.Outcome
 }

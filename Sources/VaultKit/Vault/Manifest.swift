@@ -138,12 +138,16 @@ final class ManifestCheck {
         return allBucketsVerified || verifiedBuckets[bucket]
     }
 
+    /// The rows and root behind what was verified, kept to prepare `set`s from.
+    let verified = VerifiedBuckets()
+
     /// Forgets everything verified: another connection committed, or the keys changed.
     func reset(dataVersion: Int64 = -1) {
         self.dataVersion = dataVersion
         rootVerified = false
         allBucketsVerified = false
         for index in verifiedBuckets.indices { verifiedBuckets[index] = false }
+        verified.removeAll()
     }
 }
 
@@ -154,6 +158,9 @@ extension UnlockedVault {
     func recordManifestRemoval(lookupID: UnsafeRawBufferPointer, serviceTag: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer) throws(VaultError) {
         guard Manifest.isRowIdentity(lookupID.count, serviceTag.count, nonce.count) else { throw Manifest.badRow }
         recordManifestTerm(lookupID, serviceTag, nonce, .removed)
+        if manifestCheck.verified.bucket(Manifest.bucket(of: lookupID)) != nil {
+            manifestCheck.verified.record(lookupID: Array(lookupID), row: nil)
+        }
     }
 
     /// The same, for a row identity held in arrays.
@@ -162,12 +169,16 @@ extension UnlockedVault {
         lookupID.withUnsafeBytes { lookupID in
             serviceTag.withUnsafeBytes { serviceTag in nonce.withUnsafeBytes { recordManifestTerm(lookupID, serviceTag, $0, .removed) } }
         }
+        manifestCheck.verified.record(lookupID: lookupID, row: nil)
     }
 
     /// Records that a row this process sealed entered the vault (its fields have the right lengths).
     func recordManifestAddition(_ item: SealedItem) {
         item.lookupID.withUnsafeBytes { lookupID in
             item.serviceTag.withUnsafeBytes { serviceTag in item.nonce.withUnsafeBytes { recordManifestTerm(lookupID, serviceTag, $0, .added) } }
+        }
+        if manifestCheck.verified.bucket(Manifest.bucket(of: item.lookupID)) != nil {
+            manifestCheck.verified.record(lookupID: item.lookupID, row: item.row)
         }
     }
 
@@ -191,10 +202,13 @@ extension UnlockedVault {
             if !old.isZero { root -= manifestCheck.bucketTerm(bucket, digest: old, keys: keys) }
             if !new.isZero { root += manifestCheck.bucketTerm(bucket, digest: new, keys: keys) }
             try store.setManifestDigest(bucket: bucket, new)
+            manifestCheck.verified.record(bucket: bucket, digest: new)
         }
         generation += 1
-        try store.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: header, generation: generation), generation: generation)
+        let tag = keys.manifestRootTag(root, header: header, generation: generation)
+        try store.writeManifestRoot(root, tag: tag, generation: generation)
         manifestCheck.committing = (generation, root)
+        manifestCheck.verified.record(root: .init(root: root, header: header, generation: generation, tag: tag))
     }
 
     /// Re-tags the stored root for a header this transaction is writing (passphrase change),
@@ -203,6 +217,7 @@ extension UnlockedVault {
         let (root, _, generation) = try verifiedStoredRoot()
         try store.writeManifestRoot(root, tag: keys.manifestRootTag(root, header: newHeader, generation: generation + 1), generation: generation + 1)
         manifestCheck.committing = (generation + 1, root)
+        manifestCheck.verified.rootRewrittenInTransaction()
     }
 
     /// The stored generation, read under the same check as the root (rekey continues from it).
@@ -254,7 +269,14 @@ extension UnlockedVault {
                 if force || version != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: version) }
             }
             if manifestCheck.covers(bucket: bucket) { return }
-            let computed = try Self.computeDigests(store: store, keys: keys, bucket: bucket)
+            // One bucket, on a storage that commits prepared sets: its rows are kept.
+            let keepsRows = bucket != nil && store.commitsPreparedSets && manifestCheck.verified.hasRoom
+            var rows: [[UInt8]: StoredRow] = [:]
+            let computed = if let bucket, keepsRows {
+                try Self.computeDigest(store: store, keys: keys, bucket: bucket, keeping: &rows)
+            } else {
+                try Self.computeDigests(store: store, keys: keys, bucket: bucket)
+            }
             let pending = manifestChanges
             if let bucket, manifestCheck.rootVerified {
                 // The root was verified in this same data version: one bucket row will do.
@@ -269,6 +291,7 @@ extension UnlockedVault {
                 }
             }
             if let bucket { manifestCheck.verifiedBuckets[bucket] = true } else { manifestCheck.allBucketsVerified = true }
+            if let bucket, keepsRows { manifestCheck.verified.keep(bucket, .init(digest: computed[0], rows: rows)) }
         }
     }
 
@@ -288,7 +311,7 @@ extension UnlockedVault {
 
     /// The stored digest of every bucket (zero where none), checked against the root.
     private func verifiedStoredBuckets() throws(VaultError) -> [ManifestDigest] {
-        let (root, _, _) = try verifiedStoredRoot()
+        let (root, header, generation) = try verifiedStoredRoot()
         var digests = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
         var computedRoot = ManifestDigest.zero
         try store.forEachManifestBucket { (bucket, bytes) throws(VaultError) in
@@ -299,6 +322,10 @@ extension UnlockedVault {
             computedRoot += manifestCheck.bucketTerm(Int(bucket), digest: digest, keys: keys)
         }
         guard computedRoot == root else { throw .tampered(reason: .manifestBucketsMismatch) }
+        if store.commitsPreparedSets {
+            let tag = keys.manifestRootTag(root, header: header, generation: generation)
+            manifestCheck.verified.root = .init(root: root, header: header, generation: generation, tag: tag)
+        }
         return digests
     }
 
@@ -327,6 +354,30 @@ extension UnlockedVault {
             throw .tampered(reason: .invalidManifestBucket)
         }
         return digest
+    }
+
+    /// ``computeDigests(store:keys:bucket:combine:)`` for one bucket, read whole, with its
+    /// rows kept in `rows` (``VerifiedBuckets``).
+    static func computeDigest(store: VaultStore, keys: KeyHierarchy, bucket: Int, keeping rows: inout [[UInt8]: StoredRow]) throws(VaultError) -> [ManifestDigest] {
+        var digest = ManifestDigest.zero
+        var previous: [UInt8]?
+        var kept: [[UInt8]: StoredRow] = [:]
+        try store.forEachRow(in: Manifest.bounds(of: bucket)) { (row) throws(VaultError) in
+            guard Manifest.isRowIdentity(row.lookupID.count, row.serviceTag.count, row.nonce.count) else { throw Manifest.badRow }
+            if let previous {
+                let ascending = previous.withUnsafeBytes { previous in row.lookupID.withUnsafeBytes { memcmp(previous.baseAddress!, $0.baseAddress!, 32) < 0 } }
+                guard ascending else { throw .tampered(reason: .rowStoredTwice) }
+            }
+            previous = row.lookupID
+            row.lookupID.withUnsafeBytes { lookupID in
+                row.serviceTag.withUnsafeBytes { serviceTag in
+                    row.nonce.withUnsafeBytes { digest += keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: $0) }
+                }
+            }
+            kept[row.lookupID] = row
+        }
+        rows = kept
+        return [digest]
     }
 
     /// The digests computed from the rows: of one bucket (one element), or of all

@@ -14,6 +14,7 @@ extension UnlockedVault {
     /// insert; the storage undoes the early insert if anything committed since, and the
     /// `set` then runs as any other.
     mutating func set(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws(VaultError) {
+        if try commitPreparedSet(secret, service: service, account: account, label: label, generic: generic) { return }
         guard let opening = try sealedForOpeningInsert(secret, service: service, account: account, label: label, generic: generic) else {
             return try writeTransaction { (vault) throws(VaultError) in
                 try vault.write(.set, secret: secret, service: service, account: account, label: label, generic: generic)

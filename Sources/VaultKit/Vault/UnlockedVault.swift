@@ -92,10 +92,12 @@ struct UnlockedVault {
         // Changes of a transaction that rolls back must not outlive it.
         manifestChanges.removeAll()
         pendingInserts.reset()
+        manifestCheck.verified.discardTransaction()
         defer {
             manifestChanges.removeAll()
             pendingInserts.reset()
             manifestCheck.holdsWriteLock = false
+            manifestCheck.verified.discardTransaction()
         }
         var versionBefore: Int64 = -1
         manifestCheck.committing = nil
@@ -114,7 +116,10 @@ struct UnlockedVault {
             try applyManifestChanges()
             return result
         }
+        let carried = manifestCheck.dataVersion == versionBefore
         manifestCheck.ownCommit(from: versionBefore, to: store.snapshotVersion)
+        // The rows and root kept for prepared sets move on with this commit's changes.
+        if carried { manifestCheck.verified.applyTransaction() }
         recordCommit()
         return result
     }

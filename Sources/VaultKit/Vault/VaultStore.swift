@@ -116,6 +116,21 @@ struct VaultStore {
         return try Self.converting { () throws(StorageError) in try bulk.insertAllIfAbsent(rows) }
     }
 
+    /// Whether a `set` can be prepared before its transaction and committed in one call
+    /// (``PreparedSet``): only on a ``BulkInsertingStorage``.
+    var commitsPreparedSets: Bool { bulk != nil }
+
+    /// A bucket's rows, whole (only on a ``BulkInsertingStorage``).
+    func forEachRow(in range: (lower: [UInt8], upper: [UInt8]?), _ body: (StoredRow) throws(VaultError) -> Void) throws(VaultError) {
+        guard let bulk else { throw .corrupted(reason: .unexpectedStorageError) }
+        try passing { () throws(StorageFailure<VaultError>) in try bulk.forEachRow(in: range, body) }
+    }
+
+    func commit(_ set: PreparedSet) throws(VaultError) -> PreparedSet.Outcome {
+        guard let bulk else { throw .corrupted(reason: .unexpectedStorageError) }
+        return try Self.converting { () throws(StorageError) in try bulk.commit(set) }
+    }
+
     func delete(lookupID: [UInt8]) throws(VaultError) -> (serviceTag: [UInt8], nonce: [UInt8])? {
         try Self.converting { () throws(StorageError) in try storage.delete(lookupID: lookupID) }
     }

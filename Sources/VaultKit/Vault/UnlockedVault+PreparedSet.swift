@@ -1,0 +1,78 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension UnlockedVault {
+    /// A lone `set` in one storage call (``PreparedSet``), prepared from the rows, digest
+    /// and root this process verified for the item's bucket (``VerifiedBuckets``): on a
+    /// database, one round trip instead of two. Returns `false`, having written nothing,
+    /// when there is nothing to prepare it from or the storage found the vault changed;
+    /// the caller then writes as any other `set`.
+    ///
+    /// The storage commits it only where the stored header, row and digest are the ones
+    /// it was prepared from, so it writes exactly what the same `set` would after reading
+    /// them. Should anything else have committed since the verification (another
+    /// process's write to other rows, an attacker's change), the commit is kept, but what
+    /// was verified is not carried over: the next call verifies again, and sees it.
+    func commitPreparedSet(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws(VaultError) -> Bool {
+        guard store.commitsPreparedSets else { return false }
+        try Self.validateWrite(secret: secret, service: service, account: account, generic: generic)
+        let lookupID = keys.lookupID(service: service, account: account)
+        let index = Manifest.bucket(of: lookupID)
+        let verified = manifestCheck.verified
+        guard manifestCheck.covers(bucket: index), let bucket = verified.bucket(index), let before = verified.root else { return false }
+        let replaced = bucket.rows[lookupID]
+        // The stored item's attributes, from its record, which must belong in this place.
+        let existing = try replaced.map { (row) throws(VaultError) in try openRecord(row).0 }
+        let now = Date()
+        let item = VaultItem(
+            service: service, account: account,
+            label: label ?? existing?.label, generic: generic ?? existing?.generic,
+            created: existing?.created ?? now, modified: now
+        )
+        let sealed = seal(item, secret: secret, lookupID: lookupID, serviceTag: keys.serviceTag(service: service))
+        let row = sealed.row
+        var digest = bucket.digest
+        if let replaced { digest -= Self.term(of: replaced, keys: keys) }
+        digest += Self.term(of: row, keys: keys)
+        var root = before.root
+        if !bucket.digest.isZero { root -= manifestCheck.bucketTerm(index, digest: bucket.digest, keys: keys) }
+        if !digest.isZero { root += manifestCheck.bucketTerm(index, digest: digest, keys: keys) }
+        let generation = before.generation + 1
+        let tag = keys.manifestRootTag(root, header: before.header, generation: generation)
+        let prepared = PreparedSet(
+            row: row, replacedNonce: replaced?.nonce, bucket: index,
+            digestBefore: bucket.digest.isZero ? nil : bucket.digest.bytes, digestAfter: digest.isZero ? nil : digest.bytes,
+            generationBefore: before.generation, tagBefore: before.tag.bytes,
+            root: root.bytes, tag: tag.bytes, generation: generation
+        )
+        let versionPrepared = manifestCheck.dataVersion
+        switch try store.commit(prepared) {
+        case .stale:
+            // The vault is not as kept (another process wrote, or re-keyed): verify afresh.
+            manifestCheck.reset()
+            return false
+        case .committed(let versionBefore):
+            if versionBefore == versionPrepared {
+                manifestCheck.ownCommit(from: versionPrepared, to: store.snapshotVersion)
+                verified.applyPrepared(row, bucket: index, digest: digest,
+                                       root: .init(root: root, header: before.header, generation: generation, tag: tag))
+            } else {
+                manifestCheck.reset(dataVersion: store.snapshotVersion)
+            }
+            manifestCheck.committing = (generation, root)
+            recordCommit()
+            return true
+        }
+    }
+
+    private static func term(of row: StoredRow, keys: KeyHierarchy) -> ManifestDigest {
+        row.lookupID.withUnsafeBytes { lookupID in
+            row.serviceTag.withUnsafeBytes { serviceTag in
+                row.nonce.withUnsafeBytes { keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: $0) }
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+/// The rows and digests of the manifest buckets this process verified, and the root it
+/// verified or last committed: valid for the snapshot version of the ``ManifestCheck``
+/// holding them, and what a lone `set` is prepared from without a read (``PreparedSet``)
+/// on a storage where every read is a round trip.
+///
+/// Why whole rows, not only their manifest terms: a `set` of an existing item keeps its
+/// creation date and the attributes it does not give, which are inside the sealed
+/// record. With the row at hand the new one is sealed before the transaction, and the
+/// `set` is one round trip instead of two. The rows are kept as stored (ciphertext), for
+/// at most ``rowLimit`` rows; buckets verified beyond that are not kept.
+///
+/// A class for the same reason as ``ManifestCheck``, under the same ``Vault`` mutex. A
+/// write transaction's changes are recorded as it makes them and applied only once it
+/// has committed.
+final class VerifiedBuckets {
+    struct Bucket {
+        /// The sum of the rows' terms, as stored in the bucket's digest row (zero: none).
+        var digest: ManifestDigest
+        var rows: [[UInt8]: StoredRow]
+    }
+
+    /// The header's root as verified, with what its tag covers.
+    struct Root {
+        var root: ManifestDigest
+        var header: VaultHeader
+        var generation: UInt64
+        var tag: ManifestDigest
+    }
+
+    /// About 20 MiB of rows for small items.
+    static let rowLimit = 50_000
+
+    private var buckets: [Int: Bucket] = [:]
+    private(set) var rowCount = 0
+    var root: Root?
+
+    private var changedRows: [(lookupID: [UInt8], row: StoredRow?)] = []
+    private var changedDigests: [(bucket: Int, digest: ManifestDigest)] = []
+    private var committingRoot: Root?
+    private var rootRewritten = false
+
+    var hasRoom: Bool { rowCount < Self.rowLimit }
+
+    func bucket(_ index: Int) -> Bucket? { buckets[index] }
+
+    /// Keeps a bucket's rows as just verified.
+    func keep(_ index: Int, _ bucket: Bucket) {
+        rowCount += bucket.rows.count - (buckets[index]?.rows.count ?? 0)
+        buckets[index] = bucket
+    }
+
+    func removeAll() {
+        buckets = [:]
+        rowCount = 0
+        root = nil
+        discardTransaction()
+    }
+
+    // MARK: The write transaction in progress
+
+    func discardTransaction() {
+        changedRows.removeAll()
+        changedDigests.removeAll()
+        committingRoot = nil
+        rootRewritten = false
+    }
+
+    /// A row written (`row`) or removed (`nil`) in a kept bucket.
+    func record(lookupID: [UInt8], row: StoredRow?) {
+        let index = Manifest.bucket(of: lookupID)
+        guard let bucket = buckets[index] else { return }
+        // A bulk import into kept buckets would keep every row it writes: past the limit,
+        // the bucket is no longer kept (its `set`s take the two round trips again).
+        if row != nil, rowCount + changedRows.count >= Self.rowLimit {
+            rowCount -= bucket.rows.count
+            buckets[index] = nil
+            return
+        }
+        changedRows.append((lookupID, row))
+    }
+
+    func record(bucket: Int, digest: ManifestDigest) {
+        guard buckets[bucket] != nil else { return }
+        changedDigests.append((bucket, digest))
+    }
+
+    func record(root: Root) {
+        committingRoot = root
+    }
+
+    /// The transaction re-tags the root for a new header: the kept root is no longer the
+    /// stored one, and the next `set` is not prepared until a write records one again.
+    func rootRewrittenInTransaction() {
+        rootRewritten = true
+        committingRoot = nil
+    }
+
+    /// The transaction committed, and what was verified carried over to the new version.
+    func applyTransaction() {
+        for (lookupID, row) in changedRows {
+            apply(lookupID: lookupID, row: row)
+        }
+        for (bucket, digest) in changedDigests {
+            buckets[bucket]?.digest = digest
+        }
+        if let committingRoot {
+            root = committingRoot
+        } else if rootRewritten {
+            root = nil
+        }
+        discardTransaction()
+    }
+
+    /// A prepared `set` committed, and what was verified carried over to the new version.
+    func applyPrepared(_ row: StoredRow, bucket: Int, digest: ManifestDigest, root: Root) {
+        apply(lookupID: row.lookupID, row: row)
+        buckets[bucket]?.digest = digest
+        self.root = root
+    }
+
+    private func apply(lookupID: [UInt8], row: StoredRow?) {
+        let index = Manifest.bucket(of: lookupID)
+        // In place: a copy of the bucket would copy its rows.
+        guard let had = buckets[index].map({ $0.rows[lookupID] != nil }) else { return }
+        buckets[index]!.rows[lookupID] = row
+        rowCount += (row == nil ? 0 : 1) - (had ? 1 : 0)
+    }
+}

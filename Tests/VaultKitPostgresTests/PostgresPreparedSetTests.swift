@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+import VaultKit
+@testable import VaultKitPostgres
+
+/// A lone `set` in a bucket this process verified is prepared before its transaction and
+/// sent in one round trip (`PreparedSet`): what that saves, and that it never writes over
+/// a state it was not prepared from (another host's write, a re-key, an attacker's change).
+@Suite struct PostgresPreparedSetTests {
+    /// A new vault, opened on a storage the test can count round trips on.
+    private static func countedVault() throws -> (vault: Vault, storage: PostgresVaultStorage, location: PostgresVaultLocation, key: VaultKey) {
+        let location = try TestServer.location()
+        let key = VaultKey.random()
+        _ = try Vault.create(postgres: location, key: key)
+        let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
+        // As in PostgresEarlyInsertTests: the vault owns the storage, the test reads its counter.
+        let address = UInt(bitPattern: Unmanaged.passUnretained(storage).toOpaque())
+        let vault = try Vault.open(storage, key: key)
+        return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue(), location, key)
+    }
+
+
+    /// Another test's commit on the server makes the engine verify again (more round
+    /// trips), so the fewest of several tries is what a steady `set` costs.
+    @Test func aSteadySetOfAnExistingItemIsOneRoundTrip() throws {
+        let (vault, storage, location, key) = try Self.countedVault()
+        try vault.set("first", service: "s", account: "a")
+        var fewest = Int.max
+        for round in 0..<50 {
+            let before = storage.connection.roundTrips
+            try vault.set("value \(round)", service: "s", account: "a")
+            fewest = min(fewest, storage.connection.roundTrips - before)
+        }
+        #expect(fewest == 1)
+        #expect(try vault.string(service: "s", account: "a") == "value 49")
+        #expect(try Vault.open(postgres: location, key: key).verify() == 1)
+    }
+
+    /// A new item in a verified bucket: its absence is known, so it is inserted in one
+    /// round trip too.
+    @Test func aNewItemInAVerifiedBucketIsOneRoundTrip() throws {
+        let (vault, storage, location, key) = try Self.countedVault()
+        var fewest = Int.max
+        for round in 0..<30 {
+            // Verifies (and keeps) the bucket of ("s", "n<round>") without writing it.
+            #expect(throws: VaultError.itemNotFound) { try vault.secret(service: "s", account: "n\(round)") }
+            let before = storage.connection.roundTrips
+            try vault.set("new", service: "s", account: "n\(round)")
+            fewest = min(fewest, storage.connection.roundTrips - before)
+        }
+        #expect(fewest == 1)
+        #expect(try Vault.open(postgres: location, key: key).verify() == 30)
+    }
+
+    /// A `set` that gives no label or generic data keeps the stored ones and the creation
+    /// date, which it takes from the kept row's record.
+    @Test func aPreparedSetKeepsTheStoredAttributes() throws {
+        let (vault, storage, _, _) = try Self.countedVault()
+        try vault.set("one", service: "s", account: "a", label: "Label", generic: Data([1, 2, 3]))
+        let created = try vault.item(service: "s", account: "a").created
+        var fewest = Int.max
+        for round in 0..<20 {
+            let before = storage.connection.roundTrips
+            try vault.set("v\(round)", service: "s", account: "a")
+            fewest = min(fewest, storage.connection.roundTrips - before)
+        }
+        #expect(fewest == 1)
+        let item = try vault.item(service: "s", account: "a")
+        #expect(item.label == "Label")
+        #expect(item.generic == Data([1, 2, 3]))
+        #expect(item.created == created)
+        #expect(try vault.string(service: "s", account: "a") == "v19")
+    }
+
+    /// Another handle writes between this one's verification and its `set`: the header's
+    /// generation moved on, so the prepared `set` writes nothing and the `set` runs as any
+    /// other. Both writes are kept, and the manifest proves every row.
+    @Test func anotherWriterMakesAPreparedSetStale() throws {
+        let (vault, _, location, key) = try Self.countedVault()
+        let other = try Vault.open(postgres: location, key: key)
+        try vault.set("a0", service: "s", account: "a")
+        for round in 0..<10 {
+            try other.set("b\(round)", service: "s", account: "b")
+            try vault.set("a\(round)", service: "s", account: "a")
+            try other.set("c\(round)", service: "t", account: "c\(round)")
+        }
+        #expect(try vault.string(service: "s", account: "b") == "b9")
+        #expect(try other.string(service: "s", account: "a") == "a9")
+        #expect(try Vault.open(postgres: location, key: key).verify() == 12)
+    }
+
+    /// An attacker puts an older copy of the item's row back: the row in place is not the
+    /// one kept, so nothing is written over it, and the `set` (verifying afresh) reports
+    /// the tampering instead of hiding it.
+    @Test func aRolledBackRowIsNotWrittenOverSilently() throws {
+        let (vault, _, location, _) = try Self.countedVault()
+        try vault.set("old", service: "s", account: "a")
+        let attacker = try TestServer.attacker()
+        let old = try attacker.query("SELECT lookup_id, nonce, sealed FROM vaultkit_items WHERE vault = $1", [.text(location.vaultName)]) {
+            ($0.array(0, 0), $0.array(0, 1), $0.array(0, 2))
+        }
+        try vault.set("new", service: "s", account: "a")
+        _ = try attacker.change("UPDATE vaultkit_items SET nonce = $3, sealed = $4 WHERE vault = $1 AND lookup_id = $2",
+                                [.text(location.vaultName), .bytes(old.0), .bytes(old.1), .bytes(old.2)])
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try vault.set("newer", service: "s", account: "a") }
+    }
+
+    /// An attacker deletes another row while a handle holds what it verified: a prepared
+    /// `set` of an untouched item may still commit (it checks only what it replaces), but
+    /// what was verified is not carried past the attacker's commit, so the deletion is
+    /// reported by the next read.
+    @Test func aDeletionBehindAPreparedSetIsStillDetected() throws {
+        let (vault, _, location, _) = try Self.countedVault()
+        for account in ["a", "b", "c", "d"] { try vault.set("v", service: "s", account: account) }
+        for account in ["a", "b", "c", "d"] { _ = try vault.secret(service: "s", account: account) }
+        let attacker = try TestServer.attacker()
+        let victim = try attacker.query("SELECT lookup_id FROM vaultkit_items WHERE vault = $1 ORDER BY lookup_id LIMIT 1", [.text(location.vaultName)]) {
+            $0.array(0, 0)
+        }
+        _ = try attacker.change("DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2", [.text(location.vaultName), .bytes(victim)])
+        // Some of these may verify afresh and report the deletion themselves.
+        for account in ["a", "b", "c", "d"] { _ = try? vault.set("w", service: "s", account: account) }
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try vault.verify() }
+    }
+
+    /// Another handle re-keys: the prepared `set`, sealed under the old keys, is refused by
+    /// the tag check, and the `set` follows the new keys.
+    @Test func aRekeyMakesAPreparedSetStale() throws {
+        let (vault, _, location, key) = try Self.countedVault()
+        try vault.set("a", service: "s", account: "a")
+        try vault.set("a1", service: "s", account: "a")
+        try Vault.open(postgres: location, key: key).rekey()
+        try vault.set("a2", service: "s", account: "a")
+        #expect(try vault.string(service: "s", account: "a") == "a2")
+        #expect(try Vault.open(postgres: location, key: key).verify() == 1)
+    }
+
+    /// A passphrase change re-tags the root over a new header: a `set` prepared from the
+    /// root kept before would carry a tag over the old header, so none is prepared until
+    /// a write records the new root.
+    @Test func aPassphraseChangeIsFollowed() throws {
+        let location = try TestServer.location()
+        let vault = try Vault.create(postgres: location, passphrase: SecretBytes("one"), kdf: TestServer.cheapKDF)
+        try vault.set("a", service: "s", account: "a")
+        try vault.set("a1", service: "s", account: "a")
+        try vault.changePassphrase(to: "two", kdf: TestServer.cheapKDF)
+        try vault.set("a2", service: "s", account: "a")
+        try vault.set("a3", service: "s", account: "a")
+        #expect(try Vault.open(postgres: location, passphrase: SecretBytes("two")).verify() == 1)
+    }
+
+    /// Prepared sets, sets in batches, deletes and another handle's writes, interleaved at
+    /// random over a few items: every value is the last written, and the manifest proves
+    /// every row (a kept row or digest that drifted from the stored one would fail here).
+    @Test func interleavedWritesKeepTheManifestExact() throws {
+        let (vault, _, location, key) = try Self.countedVault()
+        let other = try Vault.open(postgres: location, key: key)
+        var model: [String: String] = [:]
+        var generator = SystemRandomNumberGenerator()
+        let accounts = (0..<12).map { "a\($0)" }
+        for step in 0..<300 {
+            let account = accounts.randomElement(using: &generator)!
+            let value = "v\(step)"
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0:
+                _ = try other.delete(service: "s", account: account)
+                model[account] = nil
+            case 1:
+                try other.set(value, service: "s", account: account)
+                model[account] = value
+            case 2:
+                _ = try vault.delete(service: "s", account: account)
+                model[account] = nil
+            case 3:
+                let second = accounts.randomElement(using: &generator)!
+                try vault.batch { batch in
+                    try batch.set(value, service: "s", account: account)
+                    try batch.set(value + "b", service: "s", account: second)
+                }
+                model[account] = value
+                model[second] = value + "b"
+            case 4:
+                #expect(try vault.items(service: "s").count == model.count)
+            default:
+                try vault.set(value, service: "s", account: account)
+                model[account] = value
+            }
+        }
+        for (account, value) in model { #expect(try vault.string(service: "s", account: account) == value) }
+        #expect(try Vault.open(postgres: location, key: key).verify() == model.count)
+        #expect(try vault.verify() == model.count)
+    }
+}
