@@ -134,7 +134,13 @@ final class PostgresConnection {
         // since the last ANALYZE has none, which made the server read a lookup by primary
         // key through the by-service index, every row of the vault (measured: ~5 ms
         // instead of ~20 µs on a table of 300,000 rows, 10,000 of them the vault's).
-        try execute("SET synchronous_commit = on; SET plan_cache_mode = force_generic_plan; SET lock_timeout = \(max(lockTimeoutMilliseconds, 1))")
+        // Statements sent without `BEGIN` (a prepared set's pipeline, a lone read) run in
+        // READ COMMITTED whatever the default, so a statement after a lock wait sees the
+        // commit it waited for.
+        try execute("""
+            SET synchronous_commit = on; SET plan_cache_mode = force_generic_plan; \
+            SET default_transaction_isolation = 'read committed'; SET lock_timeout = \(max(lockTimeoutMilliseconds, 1))
+            """)
     }
 
     deinit {

@@ -254,17 +254,12 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
 
     /// Ends the transaction in progress: forgets what it kept, and rolls back unless it
     /// committed (the unsent writes are dropped: the rollback undoes what was sent).
-    /// - Parameter rollingBackWithoutWaiting: the `ROLLBACK` is sent without waiting for
-    ///   its answer (which the next call reads): after a prepared set found the vault
-    ///   changed, so that finding out costs no round trip of its own.
-    private func endTransaction(committing: Bool, rollingBackWithoutWaiting: Bool = false) {
+    /// - Parameter rollingBack: whether a transaction may be open on the server (not
+    ///   after a prepared set, whose implicit transaction ended at its sync point).
+    private func endTransaction(committing: Bool, rollingBack: Bool = true) {
         if !committing {
             connection.discardQueued()
-            if rollingBackWithoutWaiting {
-                try? connection.sendWithoutWaiting("ROLLBACK")
-            } else {
-                try? connection.execute("ROLLBACK")
-            }
+            if rollingBack { try? connection.execute("ROLLBACK") }
             if writing { manifestCache.forget() }
         }
         inTransaction = false
@@ -526,9 +521,11 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
         """
     private static let preparedStateDiffers = "22012"
 
-    /// One round trip: `BEGIN`, the lock, the check, the item, the bucket digest, the
-    /// header and `COMMIT`, pipelined. When the check fails the server skips the rest, and
-    /// the `ROLLBACK` goes without waiting (its answer travels with the next call's).
+    /// One round trip: the lock, the check, the item, the bucket digest and the header,
+    /// pipelined up to one sync point and so run as one implicit transaction (READ
+    /// COMMITTED, set per session), committed at the sync point, or rolled back there if
+    /// any statement failed: when the check fails, the server skips the rest and nothing
+    /// is left to roll back. No `BEGIN` and no `COMMIT`: two statements fewer.
     package func commit(_ set: PreparedSet) throws(StorageError) -> PreparedSet.Outcome {
         try run { () throws in
             inTransaction = true
@@ -540,14 +537,15 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
                 }
                 try connection.flush()
             } catch let failure as PostgresFailure where failure.sqlState == Self.preparedStateDiffers {
-                endTransaction(committing: false, rollingBackWithoutWaiting: true)
+                endTransaction(committing: false, rollingBack: false)
                 return .stale
             } catch {
-                endTransaction(committing: false)
+                endTransaction(committing: false, rollingBack: false)
                 throw error
             }
             guard let checked else {
-                endTransaction(committing: false)
+                // Committed, but the check's row is missing: what was verified is not carried.
+                endTransaction(committing: true)
                 throw StorageError.corrupted(reason: .unexpectedStorageError)
             }
             ownTransaction = checked.ownTransaction
@@ -565,7 +563,6 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
     private func enqueuePrepared(_ set: PreparedSet, onCheck: @escaping (PostgresRows) -> Void) throws {
         let row = set.row
         let bucket = Int64(set.bucket)
-        try connection.enqueue("BEGIN ISOLATION LEVEL READ COMMITTED")
         try connection.enqueue("SELECT 1 FROM vaultkit_header WHERE vault = $1 FOR UPDATE", [.text(vault)])
         try connection.enqueue(Self.preparedSetCheckSQL, [
             .text(vault), .int64(Int64(bitPattern: set.generationBefore)), .bytes(set.tagBefore),
@@ -588,7 +585,6 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
         }
         try connection.enqueue("UPDATE vaultkit_header SET manifest_root = $2, manifest_tag = $3, generation = $4 WHERE vault = $1",
                                [.text(vault), .bytes(set.root), .bytes(set.tag), .int64(Int64(bitPattern: set.generation))])
-        try connection.enqueue("COMMIT")
     }
 
     // MARK: Bulk inserts

@@ -122,6 +122,9 @@ import VaultKit
         _ = try attacker.change("UPDATE vaultkit_items SET nonce = $3, sealed = $4 WHERE vault = $1 AND lookup_id = $2",
                                 [.text(location.vaultName), .bytes(old.0), .bytes(old.1), .bytes(old.2)])
         #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try vault.set("newer", service: "s", account: "a") }
+        // Nothing of the prepared set was written: the row in place is still the old copy.
+        let stored = try attacker.query("SELECT nonce FROM vaultkit_items WHERE vault = $1", [.text(location.vaultName)]) { $0.array(0, 0) }
+        #expect(stored == old.1)
     }
 
     /// An attacker deletes another row while a handle holds what it verified: a prepared
