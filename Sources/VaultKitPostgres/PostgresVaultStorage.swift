@@ -400,13 +400,21 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
         }
     }
 
+    private static let wholeRows = "SELECT lookup_id, service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1"
+
     package func forEachRow<BodyError: Error>(serviceTag: [UInt8]?, _ body: (StoredRow) throws(BodyError) -> Void) throws(StorageFailure<BodyError>) {
-        let columns = "SELECT lookup_id, service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1"
         let (sql, parameters): (String, [PostgresConnection.Parameter]) = if let serviceTag {
-            (columns + " AND service_tag = $2", [.text(vault), .bytes(serviceTag)])
+            (Self.wholeRows + " AND service_tag = $2", [.text(vault), .bytes(serviceTag)])
         } else {
-            (columns, [.text(vault)])
+            (Self.wholeRows, [.text(vault)])
         }
+        try forEachStoredRow(sql, parameters, body)
+    }
+
+    /// Runs `sql`, which selects ``wholeRows``' columns, and calls `body` with each row.
+    private func forEachStoredRow<BodyError: Error>(
+        _ sql: String, _ parameters: [PostgresConnection.Parameter], _ body: (StoredRow) throws(BodyError) -> Void
+    ) throws(StorageFailure<BodyError>) {
         try passing(BodyError.self) {
             try connection.query(sql, parameters) { rows in
                 for row in 0..<rows.count {
@@ -422,18 +430,7 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
         in range: (lower: [UInt8], upper: [UInt8]?)?,
         _ body: (_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) throws(BodyError) -> Void
     ) throws(StorageFailure<BodyError>) {
-        let columns = "SELECT lookup_id, service_tag, nonce FROM vaultkit_items WHERE vault = $1"
-        var parameters: [PostgresConnection.Parameter] = [.text(vault)]
-        var sql = columns
-        if let range {
-            sql += " AND lookup_id >= $2"
-            parameters.append(.bytes(range.lower))
-            if let upper = range.upper {
-                sql += " AND lookup_id < $3"
-                parameters.append(.bytes(upper))
-            }
-        }
-        sql += " ORDER BY lookup_id"
+        let (sql, parameters) = inLookupIDOrder("SELECT lookup_id, service_tag, nonce FROM vaultkit_items WHERE vault = $1", range)
         try passing(BodyError.self) {
             try connection.query(sql, parameters) { rows in
                 for row in 0..<rows.count {
@@ -486,21 +483,26 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
     package func forEachRow<BodyError: Error>(
         in range: (lower: [UInt8], upper: [UInt8]?), _ body: (StoredRow) throws(BodyError) -> Void
     ) throws(StorageFailure<BodyError>) {
-        var sql = "SELECT lookup_id, service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1 AND lookup_id >= $2"
-        var parameters: [PostgresConnection.Parameter] = [.text(vault), .bytes(range.lower)]
-        if let upper = range.upper {
-            sql += " AND lookup_id < $3"
-            parameters.append(.bytes(upper))
-        }
-        sql += " ORDER BY lookup_id"
-        try passing(BodyError.self) {
-            try connection.query(sql, parameters) { rows in
-                for row in 0..<rows.count {
-                    let stored = StoredRow(lookupID: rows.array(row, 0), serviceTag: rows.array(row, 1), nonce: rows.array(row, 2), sealed: rows.array(row, 3))
-                    try StorageFailure.passing { () throws(BodyError) in try body(stored) }
-                }
+        let (sql, parameters) = inLookupIDOrder(Self.wholeRows, range)
+        try forEachStoredRow(sql, parameters, body)
+    }
+
+    /// `select` (whose only parameter is the vault, `$1`) limited to `range` of lookup ids
+    /// (`nil`: all) and ordered by lookup id.
+    private func inLookupIDOrder(
+        _ select: String, _ range: (lower: [UInt8], upper: [UInt8]?)?
+    ) -> (sql: String, parameters: [PostgresConnection.Parameter]) {
+        var sql = select
+        var parameters: [PostgresConnection.Parameter] = [.text(vault)]
+        if let range {
+            sql += " AND lookup_id >= $2"
+            parameters.append(.bytes(range.lower))
+            if let upper = range.upper {
+                sql += " AND lookup_id < $3"
+                parameters.append(.bytes(upper))
             }
         }
+        return (sql + " ORDER BY lookup_id", parameters)
     }
 
     /// Under the write lock, checks the state `set` was prepared from, in one statement

@@ -9,19 +9,6 @@ import VaultKit
 /// cost (an early insert that another session's commit made stale is undone; one the
 /// engine did not ask for is never committed).
 @Suite struct PostgresEarlyInsertTests {
-    /// A new vault, opened on a storage the test can count round trips on.
-    private static func countedVault() throws -> (vault: Vault, storage: PostgresVaultStorage, location: PostgresVaultLocation, key: VaultKey) {
-        let location = try TestServer.location()
-        let key = VaultKey.random()
-        _ = try Vault.create(postgres: location, key: key)
-        let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
-        // The vault owns the storage from here (and keeps it alive, as the test keeps the
-        // vault); the test only reads its round-trip counter, on the same thread.
-        let address = UInt(bitPattern: Unmanaged.passUnretained(storage).toOpaque())
-        let vault = try Vault.open(storage, key: key)
-        return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue(), location, key)
-    }
-
     /// The fewest round trips `body` took in several tries: another test's commit on the
     /// server in between makes the engine read its manifest again (more round trips).
     private static func fewestRoundTrips(_ storage: PostgresVaultStorage, _ body: () throws -> Void) throws -> Int {
@@ -39,7 +26,7 @@ import VaultKit
     /// one round trip, PostgresPreparedSetTests): BEGIN, the lock, the header row and the
     /// insert that finds the row in place, then the writes with COMMIT.
     @Test func aSetWithoutKeptRowsIsTwoRoundTrips() throws {
-        let (vault, storage, location, key) = try Self.countedVault()
+        let (vault, storage, location, key) = try TestServer.countedVault()
         try vault.set("first", service: "s", account: "a")
         var round = 0
         var fewest = Int.max
@@ -58,7 +45,7 @@ import VaultKit
     /// A `list` whose manifest is verified: its rows, with the snapshot they come from,
     /// in one round trip; the read-only transaction's COMMIT goes without waiting.
     @Test func aSteadyListIsOneRoundTrip() throws {
-        let (vault, storage, _, _) = try Self.countedVault()
+        let (vault, storage, _, _) = try TestServer.countedVault()
         try vault.set("one", service: "s", account: "a")
         try vault.set("two", service: "s", account: "b")
         let fewest = try Self.fewestRoundTrips(storage) { () throws in
@@ -95,7 +82,7 @@ import VaultKit
     /// round trips as one whose bucket was never verified, which sends no early insert
     /// (both verify the manifest first).
     @Test func anUndoneEarlyInsertCostsNoRoundTrip() throws {
-        let (vault, storage, location, key) = try Self.countedVault()
+        let (vault, storage, location, key) = try TestServer.countedVault()
         let other = try Vault.open(postgres: location, key: key)
         var undone = Int.max
         var plain = Int.max

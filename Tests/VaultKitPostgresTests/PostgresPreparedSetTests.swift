@@ -7,23 +7,10 @@ import VaultKit
 /// sent in one round trip (`PreparedSet`): what that saves, and that it never writes over
 /// a state it was not prepared from (another host's write, a re-key, an attacker's change).
 @Suite struct PostgresPreparedSetTests {
-    /// A new vault, opened on a storage the test can count round trips on.
-    private static func countedVault() throws -> (vault: Vault, storage: PostgresVaultStorage, location: PostgresVaultLocation, key: VaultKey) {
-        let location = try TestServer.location()
-        let key = VaultKey.random()
-        _ = try Vault.create(postgres: location, key: key)
-        let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
-        // As in PostgresEarlyInsertTests: the vault owns the storage, the test reads its counter.
-        let address = UInt(bitPattern: Unmanaged.passUnretained(storage).toOpaque())
-        let vault = try Vault.open(storage, key: key)
-        return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue(), location, key)
-    }
-
-
     /// Another test's commit on the server makes the engine verify again (more round
     /// trips), so the fewest of several tries is what a steady `set` costs.
     @Test func aSteadySetOfAnExistingItemIsOneRoundTrip() throws {
-        let (vault, storage, location, key) = try Self.countedVault()
+        let (vault, storage, location, key) = try TestServer.countedVault()
         try vault.set("first", service: "s", account: "a")
         var fewest = Int.max
         for round in 0..<50 {
@@ -39,7 +26,7 @@ import VaultKit
     /// A new item in a verified bucket: its absence is known, so it is inserted in one
     /// round trip too.
     @Test func aNewItemInAVerifiedBucketIsOneRoundTrip() throws {
-        let (vault, storage, location, key) = try Self.countedVault()
+        let (vault, storage, location, key) = try TestServer.countedVault()
         var fewest = Int.max
         for round in 0..<30 {
             // Verifies (and keeps) the bucket of ("s", "n<round>") without writing it.
@@ -57,7 +44,7 @@ import VaultKit
     /// between makes the engine verify again, so the import is tried until one is not
     /// preceded by such a commit.)
     @Test func aSetAfterABatchImportIsOneRoundTrip() throws {
-        let (vault, storage, location, key) = try Self.countedVault()
+        let (vault, storage, location, key) = try TestServer.countedVault()
         var fewest = Int.max
         for round in 0..<20 where fewest > 1 {
             try vault.batch { batch in
@@ -74,7 +61,7 @@ import VaultKit
     /// A `set` that gives no label or generic data keeps the stored ones and the creation
     /// date, which it takes from the kept row's record.
     @Test func aPreparedSetKeepsTheStoredAttributes() throws {
-        let (vault, storage, _, _) = try Self.countedVault()
+        let (vault, storage, _, _) = try TestServer.countedVault()
         try vault.set("one", service: "s", account: "a", label: "Label", generic: Data([1, 2, 3]))
         let created = try vault.item(service: "s", account: "a").created
         var fewest = Int.max
@@ -95,7 +82,7 @@ import VaultKit
     /// generation moved on, so the prepared `set` writes nothing and the `set` runs as any
     /// other. Both writes are kept, and the manifest proves every row.
     @Test func anotherWriterMakesAPreparedSetStale() throws {
-        let (vault, _, location, key) = try Self.countedVault()
+        let (vault, _, location, key) = try TestServer.countedVault()
         let other = try Vault.open(postgres: location, key: key)
         try vault.set("a0", service: "s", account: "a")
         for round in 0..<10 {
@@ -112,7 +99,7 @@ import VaultKit
     /// one kept, so nothing is written over it, and the `set` (verifying afresh) reports
     /// the tampering instead of hiding it.
     @Test func aRolledBackRowIsNotWrittenOverSilently() throws {
-        let (vault, _, location, _) = try Self.countedVault()
+        let (vault, _, location, _) = try TestServer.countedVault()
         try vault.set("old", service: "s", account: "a")
         let attacker = try TestServer.attacker()
         let old = try attacker.query("SELECT lookup_id, nonce, sealed FROM vaultkit_items WHERE vault = $1", [.text(location.vaultName)]) {
@@ -132,7 +119,7 @@ import VaultKit
     /// what was verified is not carried past the attacker's commit, so the deletion is
     /// reported by the next read.
     @Test func aDeletionBehindAPreparedSetIsStillDetected() throws {
-        let (vault, _, location, _) = try Self.countedVault()
+        let (vault, _, location, _) = try TestServer.countedVault()
         for account in ["a", "b", "c", "d"] { try vault.set("v", service: "s", account: account) }
         for account in ["a", "b", "c", "d"] { _ = try vault.secret(service: "s", account: account) }
         let attacker = try TestServer.attacker()
@@ -148,7 +135,7 @@ import VaultKit
     /// Another handle re-keys: the prepared `set`, sealed under the old keys, is refused by
     /// the tag check, and the `set` follows the new keys.
     @Test func aRekeyMakesAPreparedSetStale() throws {
-        let (vault, _, location, key) = try Self.countedVault()
+        let (vault, _, location, key) = try TestServer.countedVault()
         try vault.set("a", service: "s", account: "a")
         try vault.set("a1", service: "s", account: "a")
         try Vault.open(postgres: location, key: key).rekey()
@@ -175,7 +162,7 @@ import VaultKit
     /// random over a few items: every value is the last written, and the manifest proves
     /// every row (a kept row or digest that drifted from the stored one would fail here).
     @Test func interleavedWritesKeepTheManifestExact() throws {
-        let (vault, _, location, key) = try Self.countedVault()
+        let (vault, _, location, key) = try TestServer.countedVault()
         let other = try Vault.open(postgres: location, key: key)
         var model: [String: String] = [:]
         var generator = SystemRandomNumberGenerator()

@@ -33,6 +33,19 @@ enum TestServer {
     }
 
     /// Another connection, as an administrator or attacker would use, outside VaultKit.
+    /// A new vault, opened on a storage the test can count round trips on. The vault owns
+    /// the storage (and keeps it alive, as the test keeps the vault); the test only reads
+    /// its round-trip counter, on the same thread.
+    static func countedVault() throws -> (vault: Vault, storage: PostgresVaultStorage, location: PostgresVaultLocation, key: VaultKey) {
+        let location = try location()
+        let key = VaultKey.random()
+        _ = try Vault.create(postgres: location, key: key)
+        let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
+        let address = UInt(bitPattern: Unmanaged.passUnretained(storage).toOpaque())
+        let vault = try Vault.open(storage, key: key)
+        return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue(), location, key)
+    }
+
     static func attacker() throws -> PostgresConnection {
         try PostgresConnection(conninfo: url(), password: nil, lockTimeoutMilliseconds: 10_000)
     }
