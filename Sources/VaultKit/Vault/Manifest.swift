@@ -270,13 +270,11 @@ extension UnlockedVault {
             }
             if manifestCheck.covers(bucket: bucket) { return }
             // One bucket, on a storage that commits prepared sets: its rows are kept.
-            let keepsRows = bucket != nil && store.commitsPreparedSets && manifestCheck.verified.hasRoom
-            var rows: [[UInt8]: StoredRow] = [:]
-            let computed = if let bucket, keepsRows {
-                try Self.computeDigest(store: store, keys: keys, bucket: bucket, keeping: &rows)
-            } else {
-                try Self.computeDigests(store: store, keys: keys, bucket: bucket)
+            var kept: VerifiedBuckets.Bucket?
+            if let bucket, store.commitsPreparedSets, manifestCheck.verified.hasRoom {
+                kept = try Self.computeDigest(store: store, keys: keys, bucket: bucket)
             }
+            let computed = if let kept { [kept.digest] } else { try Self.computeDigests(store: store, keys: keys, bucket: bucket) }
             let pending = manifestChanges
             if let bucket, manifestCheck.rootVerified {
                 // The root was verified in this same data version: one bucket row will do.
@@ -291,7 +289,7 @@ extension UnlockedVault {
                 }
             }
             if let bucket { manifestCheck.verifiedBuckets[bucket] = true } else { manifestCheck.allBucketsVerified = true }
-            if let bucket, keepsRows { manifestCheck.verified.keep(bucket, .init(digest: computed[0], rows: rows)) }
+            if let bucket, let kept { manifestCheck.verified.keep(bucket, kept) }
         }
     }
 
@@ -356,53 +354,77 @@ extension UnlockedVault {
         return digest
     }
 
-    /// ``computeDigests(store:keys:bucket:combine:)`` for one bucket, read whole, with its
-    /// rows kept in `rows` (``VerifiedBuckets``).
-    static func computeDigest(store: VaultStore, keys: KeyHierarchy, bucket: Int, keeping rows: inout [[UInt8]: StoredRow]) throws(VaultError) -> [ManifestDigest] {
-        var digest = ManifestDigest.zero
-        var previous: [UInt8]?
-        var kept: [[UInt8]: StoredRow] = [:]
+    /// ``computeDigests(store:keys:bucket:combine:)`` for one bucket, read whole: its digest,
+    /// and its rows by lookup id (what ``VerifiedBuckets`` keeps).
+    static func computeDigest(store: VaultStore, keys: KeyHierarchy, bucket: Int) throws(VaultError) -> VerifiedBuckets.Bucket {
+        var scan = OrderedRowScan()
+        var kept = VerifiedBuckets.Bucket(digest: .zero, rows: [:])
         try store.forEachRow(in: Manifest.bounds(of: bucket)) { (row) throws(VaultError) in
-            guard Manifest.isRowIdentity(row.lookupID.count, row.serviceTag.count, row.nonce.count) else { throw Manifest.badRow }
-            if let previous {
-                let ascending = previous.withUnsafeBytes { previous in row.lookupID.withUnsafeBytes { memcmp(previous.baseAddress!, $0.baseAddress!, 32) < 0 } }
-                guard ascending else { throw .tampered(reason: .rowStoredTwice) }
-            }
-            previous = row.lookupID
-            row.lookupID.withUnsafeBytes { lookupID in
-                row.serviceTag.withUnsafeBytes { serviceTag in
-                    row.nonce.withUnsafeBytes { digest += keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: $0) }
-                }
-            }
-            kept[row.lookupID] = row
+            kept.digest += try scan.term(of: row, keys: keys)
+            kept.rows[row.lookupID] = row
         }
-        rows = kept
-        return [digest]
+        return kept
     }
 
     /// The digests computed from the rows: of one bucket (one element), or of all
     /// buckets (`bucket == nil`, one scan in lookup id order).
     ///
-    /// The scan is in lookup id order, so a lookup id seen twice (a table rebuilt without
-    /// its primary key, or pages edited by hand) shows as one not greater than the one
-    /// before, and is refused: the sum would count both, but a read by key finds one.
+    /// The scan is in lookup id order, each row checked by ``OrderedRowScan`` (a lookup id
+    /// stored twice is refused).
     static func computeDigests(
         store: VaultStore, keys: KeyHierarchy, bucket: Int?,
         combine: (inout ManifestDigest, ManifestDigest) -> Void = { $0 += $1 }
     ) throws(VaultError) -> [ManifestDigest] {
         let bounds = bucket.map { Manifest.bounds(of: $0) }
         var digests = [ManifestDigest](repeating: .zero, count: bucket == nil ? Manifest.bucketCount : 1)
-        var previous = [UInt8](repeating: 0, count: 32)
-        var isFirst = true
+        var scan = OrderedRowScan()
         try store.forEachRowIdentity(in: bounds) { (lookupID, serviceTag, nonce) throws(VaultError) in
-            guard Manifest.isRowIdentity(lookupID.count, serviceTag.count, nonce.count) else { throw Manifest.badRow }
-            let ascending = previous.withUnsafeBytes { memcmp($0.baseAddress!, lookupID.baseAddress!, 32) < 0 }
-            guard isFirst || ascending else { throw .tampered(reason: .rowStoredTwice) }
-            isFirst = false
-            previous.withUnsafeMutableBytes { $0.copyMemory(from: lookupID) }
-            let term = keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
+            let term = try scan.term(lookupID, serviceTag, nonce, keys: keys)
             combine(&digests[bucket == nil ? Manifest.bucket(of: lookupID) : 0], term)
         }
         return digests
+    }
+}
+
+/// The checks every row of a scan in lookup id order passes before its manifest term
+/// counts: its identifying columns have their lengths, and its lookup id is greater than
+/// the one before. A lookup id seen twice (a table rebuilt without its primary key, or
+/// pages edited by hand) shows as one not greater, and is refused: the sum would count
+/// both, but a read by key finds one.
+struct OrderedRowScan {
+    private var previous = [UInt8](repeating: 0, count: 32)
+    private var isFirst = true
+
+    /// The row's manifest term, once it passed the checks.
+    mutating func term(
+        _ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer, keys: KeyHierarchy
+    ) throws(VaultError) -> ManifestDigest {
+        if let failure = admit(lookupID, serviceTagCount: serviceTag.count, nonceCount: nonce.count) { throw failure }
+        return keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
+    }
+
+    /// The same for a row read whole.
+    mutating func term(of row: StoredRow, keys: KeyHierarchy) throws(VaultError) -> ManifestDigest {
+        let failure = row.lookupID.withUnsafeBytes { admit($0, serviceTagCount: row.serviceTag.count, nonceCount: row.nonce.count) }
+        if let failure { throw failure }
+        return Self.term(of: row, keys: keys)
+    }
+
+    /// A row's manifest term, unchecked (a row this process sealed or already checked).
+    static func term(of row: StoredRow, keys: KeyHierarchy) -> ManifestDigest {
+        row.lookupID.withUnsafeBytes { lookupID in
+            row.serviceTag.withUnsafeBytes { serviceTag in
+                row.nonce.withUnsafeBytes { keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: $0) }
+            }
+        }
+    }
+
+    private mutating func admit(_ lookupID: UnsafeRawBufferPointer, serviceTagCount: Int, nonceCount: Int) -> VaultError? {
+        guard Manifest.isRowIdentity(lookupID.count, serviceTagCount, nonceCount) else { return Manifest.badRow }
+        let ascending = previous.withUnsafeBytes { memcmp($0.baseAddress!, lookupID.baseAddress!, 32) < 0 }
+        guard isFirst || ascending else { return .tampered(reason: .rowStoredTwice) }
+        isFirst = false
+        previous.withUnsafeMutableBytes { $0.copyMemory(from: lookupID) }
+        return nil
     }
 }

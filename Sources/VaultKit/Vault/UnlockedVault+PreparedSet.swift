@@ -35,8 +35,8 @@ extension UnlockedVault {
         let sealed = seal(item, secret: secret, lookupID: lookupID, serviceTag: keys.serviceTag(service: service))
         let row = sealed.row
         var digest = bucket.digest
-        if let replaced { digest -= Self.term(of: replaced, keys: keys) }
-        digest += Self.term(of: row, keys: keys)
+        if let replaced { digest -= OrderedRowScan.term(of: replaced, keys: keys) }
+        digest += OrderedRowScan.term(of: row, keys: keys)
         var root = before.root
         if !bucket.digest.isZero { root -= manifestCheck.bucketTerm(index, digest: bucket.digest, keys: keys) }
         if !digest.isZero { root += manifestCheck.bucketTerm(index, digest: digest, keys: keys) }
@@ -65,14 +65,6 @@ extension UnlockedVault {
             manifestCheck.committing = (generation, root)
             recordCommit()
             return true
-        }
-    }
-
-    private static func term(of row: StoredRow, keys: KeyHierarchy) -> ManifestDigest {
-        row.lookupID.withUnsafeBytes { lookupID in
-            row.serviceTag.withUnsafeBytes { serviceTag in
-                row.nonce.withUnsafeBytes { keys.manifestItemTerm(lookupID: lookupID, serviceTag: serviceTag, nonce: $0) }
-            }
         }
     }
 }
