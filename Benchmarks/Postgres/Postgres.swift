@@ -1,6 +1,6 @@
 // VaultKitPostgres against the bare libpq round trips it cannot beat, in the same run on
 // the same server: get beside a SELECT by primary key, durable set beside an
-// INSERT ... ON CONFLICT committed on its own, bulk import of 100,000 items in one batch,
+// INSERT ... ON CONFLICT committed on its own (apart, and interleaved pair by pair), bulk import of 100,000 items in one batch,
 // and listing one service. Needs a server: VAULTKIT_TEST_POSTGRES_URL (no password) and
 // PGPASSFILE, as `scripts/postgres-test-cluster.sh start` prints (Benchmarks/README.md).
 import Benchmark
@@ -85,6 +85,49 @@ let benchmarks: @Sendable () -> Void = {
         setup: vaultSetup, teardown: vaultTeardown
     )
 
+    // MARK: The durable set and its floor, interleaved
+
+    // The two benchmarks above run one after the other, seconds apart, and the time of a
+    // durable commit drifts with the disk between them. Here each iteration is one pair,
+    // the bare upsert and the set in turns (which goes first alternates), so both see the
+    // same disk at the same moment; each pair's times go to their own metric, and the
+    // pair's ratio to a third.
+    let pairState = Shared<(BarePostgres, Vault, IndexStream)>()
+    Benchmark(
+        "set durable and bare upsert, interleaved @\(label)",
+        configuration: Bench.configuration(
+            maxDuration: .seconds(6), maxIterations: 4_000,
+            metrics: [.wallClock, PostgresBench.bareUpsertMicroseconds, PostgresBench.setMicroseconds, PostgresBench.setPerBarePercent]
+        ),
+        closure: { benchmark in
+            var (bare, vault, indices) = pairState.value!
+            for iteration in benchmark.scaledIterations {
+                let index = indices.next()
+                var bareTime = Duration.zero
+                var setTime = Duration.zero
+                let upsert = { bareTime = ContinuousClock().measure { bare.upsert(index) } }
+                let set = {
+                    setTime = ContinuousClock().measure {
+                        try! vault.set(secret, service: Bench.service(index), account: Bench.account(index))
+                    }
+                }
+                if iteration.isMultiple(of: 2) { upsert(); set() } else { set(); upsert() }
+                let bareNanoseconds = PostgresBench.nanoseconds(bareTime)
+                let setNanoseconds = PostgresBench.nanoseconds(setTime)
+                benchmark.measurement(PostgresBench.bareUpsertMicroseconds, bareNanoseconds / 1_000)
+                benchmark.measurement(PostgresBench.setMicroseconds, setNanoseconds / 1_000)
+                benchmark.measurement(PostgresBench.setPerBarePercent, setNanoseconds * 100 / max(bareNanoseconds, 1))
+            }
+            pairState.value = (bare, vault, indices)
+        },
+        setup: {
+            let vault = try Vault.create(postgres: PostgresBench.newLocation(), key: VaultKey.random())
+            try VaultFixture.fill(vault, range: 0..<count)
+            pairState.value = (try BarePostgres(rows: count), vault, IndexStream(bound: count))
+        },
+        teardown: { pairState.value?.1.close(); pairState.value = nil }
+    )
+
     // MARK: Bulk import: N new items in one batch (one transaction)
 
     let importCount = Bench.isQuick ? 1_000 : 100_000
@@ -109,6 +152,16 @@ enum PostgresBench {
         }
         return url
     }()
+
+    /// The interleaved pair's metrics: each upsert's and each set's time, and each pair's
+    /// set time as a percentage of its upsert's.
+    static let bareUpsertMicroseconds = BenchmarkMetric.custom("bare upsert + commit (μs)", polarity: .prefersSmaller, useScalingFactor: false)
+    static let setMicroseconds = BenchmarkMetric.custom("set durable (μs)", polarity: .prefersSmaller, useScalingFactor: false)
+    static let setPerBarePercent = BenchmarkMetric.custom("set ÷ bare upsert, per pair (%)", polarity: .prefersSmaller, useScalingFactor: false)
+
+    static func nanoseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000)
+    }
 
     static func newLocation() throws -> PostgresVaultLocation {
         try PostgresVaultLocation(url, vaultName: "bench-" + UUID().uuidString.lowercased())

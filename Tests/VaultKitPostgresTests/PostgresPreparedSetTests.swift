@@ -78,6 +78,67 @@ import VaultKit
         #expect(try vault.string(service: "s", account: "a") == "v19")
     }
 
+    /// A commit elsewhere on the server (here another vault's, before every `set`) moves
+    /// the snapshot version, which reads take as "verify again"; the rows kept for prepared
+    /// sets stay, so every `set` is still one round trip, and the vault stays exact.
+    @Test func aCommitElsewhereOnTheServerKeepsASetAtOneRoundTrip() throws {
+        let (vault, storage, location, key) = try TestServer.countedVault()
+        let elsewhere = try Vault.create(postgres: TestServer.location(), key: VaultKey.random())
+        try vault.set("first", service: "s", account: "a")
+        try vault.set("second", service: "s", account: "a")
+        var roundTrips: [Int] = []
+        for round in 0..<20 {
+            try elsewhere.set("e\(round)", service: "e", account: "e")
+            let before = storage.connection.roundTrips
+            try vault.set("value \(round)", service: "s", account: "a")
+            roundTrips.append(storage.connection.roundTrips - before)
+        }
+        #expect(roundTrips == Array(repeating: 1, count: 20))
+        #expect(try vault.string(service: "s", account: "a") == "value 19")
+        #expect(try Vault.open(postgres: location, key: key).verify() == 1)
+    }
+
+    /// An attacker rolls back one item's row; a read of it reports the tampering. A `set`
+    /// of another item in the same bucket then reports it too, and writes nothing: the
+    /// rows kept for prepared sets are dropped once a check has failed, even though the
+    /// header, that item's row and the bucket's digest are all still as kept.
+    @Test func aSetInABucketFoundTamperedIsRefused() throws {
+        let (vault, _, location, _) = try TestServer.countedVault()
+        let attacker = try TestServer.attacker()
+        let name = PostgresConnection.Parameter.text(location.vaultName)
+        func lookupIDs() throws -> Set<[UInt8]> {
+            try attacker.query("SELECT lookup_id FROM vaultkit_items WHERE vault = $1", [name]) { rows in
+                Set((0..<rows.count).map { rows.array($0, 0) })
+            }
+        }
+        func bucket(_ lookupID: [UInt8]) -> Int { (Int(lookupID[0]) << 2) | (Int(lookupID[1]) >> 6) }
+        // Items one by one until two share a bucket (about 40 by the birthday bound).
+        var accountOf: [[UInt8]: String] = [:]
+        var pair: (victim: (account: String, lookupID: [UInt8]), other: String)?
+        for index in 0..<500 where pair == nil {
+            let account = "a\(index)"
+            let known = Set(accountOf.keys)
+            try vault.set("v", service: "s", account: account)
+            guard let new = try lookupIDs().subtracting(known).first else { Issue.record("no new row"); return }
+            if let sharing = accountOf.first(where: { bucket($0.key) == bucket(new) }) {
+                pair = ((sharing.value, sharing.key), account)
+            }
+            accountOf[new] = account
+        }
+        guard let pair else { Issue.record("no two items in one bucket"); return }
+        let old = try attacker.query("SELECT nonce, sealed FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2",
+                                     [name, .bytes(pair.victim.lookupID)]) { ($0.array(0, 0), $0.array(0, 1)) }
+        try vault.set("newer", service: "s", account: pair.victim.account)
+        try vault.set("w0", service: "s", account: pair.other)
+        _ = try attacker.change("UPDATE vaultkit_items SET nonce = $3, sealed = $4 WHERE vault = $1 AND lookup_id = $2",
+                                [name, .bytes(pair.victim.lookupID), .bytes(old.0), .bytes(old.1)])
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try vault.secret(service: "s", account: pair.victim.account) }
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try vault.set("w1", service: "s", account: pair.other) }
+        let victimNonce = try attacker.query("SELECT nonce FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2",
+                                             [name, .bytes(pair.victim.lookupID)]) { $0.array(0, 0) }
+        #expect(victimNonce == old.0)
+    }
+
     /// Another handle writes between this one's verification and its `set`: the header's
     /// generation moved on, so the prepared `set` writes nothing and the `set` runs as any
     /// other. Both writes are kept, and the manifest proves every row.
@@ -116,8 +177,8 @@ import VaultKit
 
     /// An attacker deletes another row while a handle holds what it verified: a prepared
     /// `set` of an untouched item may still commit (it checks only what it replaces), but
-    /// what was verified is not carried past the attacker's commit, so the deletion is
-    /// reported by the next read.
+    /// what reads rely on is not carried past the attacker's commit, so the deletion is
+    /// reported by the next verification.
     @Test func aDeletionBehindAPreparedSetIsStillDetected() throws {
         let (vault, _, location, _) = try TestServer.countedVault()
         for account in ["a", "b", "c", "d"] { try vault.set("v", service: "s", account: account) }

@@ -1,5 +1,5 @@
 /// A lone `set` prepared entirely before its transaction, from what the engine verified
-/// at one snapshot version: the new row, and the bucket digest and header root it leads
+/// and kept (``VerifiedBuckets``): the new row, and the bucket digest and header root it leads
 /// to, with the state each replaces. A storage whose every call is a round trip sends
 /// it in one (``BulkInsertingStorage/commit(_:)``); it commits only where the stored
 /// rows are exactly the ones it was prepared from.
@@ -45,9 +45,9 @@ package struct PreparedSet {
     /// What a storage did with a prepared `set`.
     package enum Outcome: Equatable {
         /// Written and committed. `versionBefore` is the snapshot version the write lock
-        /// saw (``VaultStorage/snapshotVersion`` is the version after the commit): the
-        /// engine's verification survives the commit only if that is the version it
-        /// prepared at.
+        /// saw (``VaultStorage/snapshotVersion`` is the version after the commit): what
+        /// reads rely on survives the commit only if that is the version the engine last
+        /// verified at; the kept rows survive either way.
         case committed(versionBefore: Int64)
         /// Not written: the stored state was not the one it was prepared from.
         case stale

@@ -128,7 +128,7 @@ final class ManifestCheck {
 
     /// Forgets the memo of bucket terms: the manifest key changed.
     func keysChanged() {
-        reset()
+        resetAll()
         for index in termDigests.indices { termDigests[index] = .zero }
     }
 
@@ -141,12 +141,21 @@ final class ManifestCheck {
     /// The rows and root behind what was verified, kept to prepare `set`s from.
     let verified = VerifiedBuckets()
 
-    /// Forgets everything verified: another connection committed, or the keys changed.
+    /// Forgets what reads may rely on: another connection committed, so the next read
+    /// verifies again. The rows kept for prepared sets stay (``VerifiedBuckets`` says why
+    /// another commit cannot make a prepared set write a wrong state).
     func reset(dataVersion: Int64 = -1) {
         self.dataVersion = dataVersion
         rootVerified = false
         allBucketsVerified = false
         for index in verifiedBuckets.indices { verifiedBuckets[index] = false }
+    }
+
+    /// Forgets everything verified, the kept rows too: they are known to be out of date
+    /// (a prepared set found the vault changed), the keys changed, a verification failed,
+    /// or ``Vault/verify()`` starts from nothing.
+    func resetAll(dataVersion: Int64 = -1) {
+        reset(dataVersion: dataVersion)
         verified.removeAll()
     }
 }
@@ -261,17 +270,32 @@ extension UnlockedVault {
     ///   or added behind VaultKit's back, or the manifest itself was altered; also when
     ///   another process re-keyed the vault (see ``verifyManifestFollowingRekey(bucket:force:)``).
     func ensureManifestVerified(bucket: Int?, force: Bool = false) throws(VaultError) {
+        do {
+            try verifyManifest(bucket: bucket, force: force)
+        } catch where error.code == .tampered {
+            // Nothing kept is relied on past a failed check, not even by a prepared set.
+            manifestCheck.verified.removeAll()
+            throw error
+        }
+    }
+
+    private func verifyManifest(bucket: Int?, force: Bool) throws(VaultError) {
         // Everything below is checked in one snapshot (a write transaction's, if in one).
         try store.readTransaction { () throws(VaultError) in
             if force || !manifestCheck.holdsWriteLock {
                 try store.pinSnapshot()
                 let version = store.snapshotVersion
-                if force || version != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: version) }
+                if force {
+                    manifestCheck.resetAll(dataVersion: version)
+                } else if version != manifestCheck.dataVersion {
+                    manifestCheck.reset(dataVersion: version)
+                }
             }
             if manifestCheck.covers(bucket: bucket) { return }
             // One bucket, on a storage that commits prepared sets: its rows are kept.
             var kept: VerifiedBuckets.Bucket?
-            if let bucket, store.commitsPreparedSets, manifestCheck.verified.hasRoom {
+            // (A bucket already kept is read again whatever the room: the rows replace its own.)
+            if let bucket, store.commitsPreparedSets, manifestCheck.verified.hasRoom || manifestCheck.verified.bucket(bucket) != nil {
                 kept = try Self.computeDigest(store: store, keys: keys, bucket: bucket)
             }
             let computed = if let kept { [kept.digest] } else { try Self.computeDigests(store: store, keys: keys, bucket: bucket) }

@@ -13,16 +13,21 @@ extension UnlockedVault {
     ///
     /// The storage commits it only where the stored header, row and digest are the ones
     /// it was prepared from, so it writes exactly what the same `set` would after reading
-    /// them. Should anything else have committed since the verification (another
-    /// process's write to other rows, an attacker's change), the commit is kept, but what
-    /// was verified is not carried over: the next call verifies again, and sees it.
+    /// them. Should anything else have committed since this process last verified (a
+    /// write to another vault or table on the server, an attacker's change), the commit
+    /// is kept, and the next read verifies again, and sees it; the kept rows stay, so the
+    /// next `set` is prepared too. Another process's write to this vault moves the
+    /// header on, and the storage refuses the prepared set instead.
     func commitPreparedSet(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws(VaultError) -> Bool {
         guard store.commitsPreparedSets else { return false }
         try Self.validateWrite(secret: secret, service: service, account: account, generic: generic)
         let lookupID = keys.lookupID(service: service, account: account)
         let index = Manifest.bucket(of: lookupID)
         let verified = manifestCheck.verified
-        guard manifestCheck.covers(bucket: index), let bucket = verified.bucket(index), let before = verified.root else { return false }
+        // Not `manifestCheck.covers`: what a commit elsewhere on the server made reads
+        // verify again cannot make this write wrong, since the storage checks under the
+        // lock everything it is prepared from (VerifiedBuckets).
+        guard let bucket = verified.bucket(index), let before = verified.root else { return false }
         let replaced = bucket.rows[lookupID]
         // The stored item's attributes, from its record, which must belong in this place.
         let existing = try replaced.map { (row) throws(VaultError) in try openRecord(row).0 }
@@ -52,16 +57,19 @@ extension UnlockedVault {
         switch try store.commit(prepared) {
         case .stale:
             // The vault is not as kept (another process wrote, or re-keyed): verify afresh.
-            manifestCheck.reset()
+            manifestCheck.resetAll()
             return false
         case .committed(let versionBefore):
+            // Something else committed since this process last verified (anywhere on the
+            // server: the version is the server's): reads verify again; the rows kept
+            // stay, with this write.
             if versionBefore == versionPrepared {
                 manifestCheck.ownCommit(from: versionPrepared, to: store.snapshotVersion)
-                verified.applyPrepared(row, bucket: index, digest: digest,
-                                       root: .init(root: root, header: before.header, generation: generation, tag: tag))
             } else {
                 manifestCheck.reset(dataVersion: store.snapshotVersion)
             }
+            verified.applyPrepared(row, bucket: index, digest: digest,
+                                   root: .init(root: root, header: before.header, generation: generation, tag: tag))
             manifestCheck.committing = (generation, root)
             recordCommit()
             return true

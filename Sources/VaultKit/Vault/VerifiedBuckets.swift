@@ -1,7 +1,18 @@
 /// The rows and digests of the manifest buckets this process verified, and the root it
-/// verified or last committed: valid for the snapshot version of the ``ManifestCheck``
-/// holding them, and what a lone `set` is prepared from without a read (``PreparedSet``)
-/// on a storage where every read is a round trip.
+/// verified or last committed: what a lone `set` is prepared from without a read
+/// (``PreparedSet``) on a storage where every read is a round trip.
+///
+/// Why they outlive a commit elsewhere, when what reads rely on does not: on a shared
+/// server the snapshot version moves with every commit to any table, and a prepared set
+/// does not trust them anyway. The storage writes it only if, under the write lock, the
+/// header still holds the kept generation and tag (so the root is the kept one), the
+/// bucket's digest row the kept digest, and the item's place the kept row's nonce (or
+/// nothing). Any writer that changes a row changes its bucket's digest and the header,
+/// so a kept bucket gone out of date is refused there, and the kept rows are then
+/// dropped (``ManifestCheck/resetAll(dataVersion:)``). A change nobody recorded (an
+/// attacker's) is not folded in: the new digest and root are computed from verified
+/// values only, so the next verification still finds it. They are dropped too when a
+/// verification fails, the keys change, or ``Vault/verify()`` starts from nothing.
 ///
 /// Why whole rows, not only their manifest terms: a `set` of an existing item keeps its
 /// creation date and the attributes it does not give, which are inside the sealed
