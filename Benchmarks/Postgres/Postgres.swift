@@ -85,48 +85,55 @@ let benchmarks: @Sendable () -> Void = {
         setup: vaultSetup, teardown: vaultTeardown
     )
 
-    // MARK: The durable set and its floor, interleaved
+    // MARK: Each operation and its floor, interleaved
 
-    // The two benchmarks above run one after the other, seconds apart, and the time of a
-    // durable commit drifts with the disk between them. Here each iteration is one pair,
-    // the bare upsert and the set in turns (which goes first alternates), so both see the
-    // same disk at the same moment; each pair's times go to their own metric, and the
-    // pair's ratio to a third.
+    // The benchmarks above run one after the other, seconds apart, and the server's
+    // state drifts between them (a durable commit's time with the disk; a read's with the
+    // checkpoint a bulk import leaves behind). Here each iteration is one pair, the bare
+    // libpq call and VaultKit's in turns (which goes first alternates), so both see the
+    // same server at the same moment. Each side's times go to their own metric, and each
+    // pair's ratio to a third. In the set pair every bare upsert is also a commit
+    // elsewhere on the server before the next `set`, as on any shared server.
     let pairState = Shared<(BarePostgres, Vault, IndexStream)>()
-    Benchmark(
-        "set durable and bare upsert, interleaved @\(label)",
-        configuration: Bench.configuration(
-            maxDuration: .seconds(6), maxIterations: 4_000,
-            metrics: [.wallClock, PostgresBench.bareUpsertMicroseconds, PostgresBench.setMicroseconds, PostgresBench.setPerBarePercent]
-        ),
-        closure: { benchmark in
-            var (bare, vault, indices) = pairState.value!
-            for iteration in benchmark.scaledIterations {
-                let index = indices.next()
-                var bareTime = Duration.zero
-                var setTime = Duration.zero
-                let upsert = { bareTime = ContinuousClock().measure { bare.upsert(index) } }
-                let set = {
-                    setTime = ContinuousClock().measure {
-                        try! vault.set(secret, service: Bench.service(index), account: Bench.account(index))
-                    }
+    let pairSetup: Benchmark.BenchmarkSetupHook = {
+        // The bare table first: the vault's fill is then the last commit before the pairs.
+        let bare = try BarePostgres(rows: count)
+        let vault = try Vault.create(postgres: PostgresBench.newLocation(), key: VaultKey.random())
+        try VaultFixture.fill(vault, range: 0..<count)
+        pairState.value = (bare, vault, IndexStream(bound: count))
+    }
+    let pairTeardown: Benchmark.BenchmarkTeardownHook = { pairState.value?.1.close(); pairState.value = nil }
+    for pair in [
+        InterleavedPair(name: "set durable and bare upsert", floor: "bare upsert + commit", subject: "set durable",
+                        runFloor: { bare, _, index in bare.upsert(index) },
+                        runSubject: { _, vault, index in
+                            try! vault.set(secret, service: Bench.service(index), account: Bench.account(index))
+                        }),
+        InterleavedPair(name: "get and bare SELECT", floor: "bare SELECT", subject: "get",
+                        runFloor: { bare, _, index in blackHole(bare.select(index)) },
+                        runSubject: { _, vault, index in
+                            blackHole(try! vault.secret(service: Bench.service(index), account: Bench.account(index)))
+                        }),
+    ] {
+        Benchmark(
+            "\(pair.name), interleaved @\(label)",
+            configuration: Bench.configuration(maxDuration: .seconds(6), maxIterations: 4_000, metrics: [.wallClock] + pair.metrics),
+            closure: { benchmark in
+                var (bare, vault, indices) = pairState.value!
+                for iteration in benchmark.scaledIterations {
+                    let index = indices.next()
+                    var floorTime = Duration.zero
+                    var subjectTime = Duration.zero
+                    let floor = { floorTime = ContinuousClock().measure { pair.runFloor(bare, vault, index) } }
+                    let subject = { subjectTime = ContinuousClock().measure { pair.runSubject(bare, vault, index) } }
+                    if iteration.isMultiple(of: 2) { floor(); subject() } else { subject(); floor() }
+                    pair.record(benchmark, floor: floorTime, subject: subjectTime)
                 }
-                if iteration.isMultiple(of: 2) { upsert(); set() } else { set(); upsert() }
-                let bareNanoseconds = PostgresBench.nanoseconds(bareTime)
-                let setNanoseconds = PostgresBench.nanoseconds(setTime)
-                benchmark.measurement(PostgresBench.bareUpsertMicroseconds, bareNanoseconds / 1_000)
-                benchmark.measurement(PostgresBench.setMicroseconds, setNanoseconds / 1_000)
-                benchmark.measurement(PostgresBench.setPerBarePercent, setNanoseconds * 100 / max(bareNanoseconds, 1))
-            }
-            pairState.value = (bare, vault, indices)
-        },
-        setup: {
-            let vault = try Vault.create(postgres: PostgresBench.newLocation(), key: VaultKey.random())
-            try VaultFixture.fill(vault, range: 0..<count)
-            pairState.value = (try BarePostgres(rows: count), vault, IndexStream(bound: count))
-        },
-        teardown: { pairState.value?.1.close(); pairState.value = nil }
-    )
+                pairState.value = (bare, vault, indices)
+            },
+            setup: pairSetup, teardown: pairTeardown
+        )
+    }
 
     // MARK: Bulk import: N new items in one batch (one transaction)
 
@@ -153,18 +160,45 @@ enum PostgresBench {
         return url
     }()
 
-    /// The interleaved pair's metrics: each upsert's and each set's time, and each pair's
-    /// set time as a percentage of its upsert's.
-    static let bareUpsertMicroseconds = BenchmarkMetric.custom("bare upsert + commit (μs)", polarity: .prefersSmaller, useScalingFactor: false)
-    static let setMicroseconds = BenchmarkMetric.custom("set durable (μs)", polarity: .prefersSmaller, useScalingFactor: false)
-    static let setPerBarePercent = BenchmarkMetric.custom("set ÷ bare upsert, per pair (%)", polarity: .prefersSmaller, useScalingFactor: false)
-
-    static func nanoseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000)
-    }
-
     static func newLocation() throws -> PostgresVaultLocation {
         try PostgresVaultLocation(url, vaultName: "bench-" + UUID().uuidString.lowercased())
+    }
+}
+
+/// One bare libpq call and the VaultKit call it is the floor of, timed in turns: each
+/// side's microseconds, and the VaultKit call's time as a percentage of the bare one's
+/// in the same pair.
+struct InterleavedPair {
+    let name: String
+    let runFloor: @Sendable (BarePostgres, Vault, Int) -> Void
+    let runSubject: @Sendable (BarePostgres, Vault, Int) -> Void
+    private let floorMetric: BenchmarkMetric
+    private let subjectMetric: BenchmarkMetric
+    private let ratioMetric: BenchmarkMetric
+
+    init(name: String, floor: String, subject: String,
+         runFloor: @escaping @Sendable (BarePostgres, Vault, Int) -> Void,
+         runSubject: @escaping @Sendable (BarePostgres, Vault, Int) -> Void) {
+        self.name = name
+        self.runFloor = runFloor
+        self.runSubject = runSubject
+        floorMetric = .custom("\(floor) (μs)", polarity: .prefersSmaller, useScalingFactor: false)
+        subjectMetric = .custom("\(subject) (μs)", polarity: .prefersSmaller, useScalingFactor: false)
+        ratioMetric = .custom("\(subject) ÷ \(floor), per pair (%)", polarity: .prefersSmaller, useScalingFactor: false)
+    }
+
+    var metrics: [BenchmarkMetric] { [floorMetric, subjectMetric, ratioMetric] }
+
+    func record(_ benchmark: Benchmark, floor: Duration, subject: Duration) {
+        let floorNanoseconds = Self.nanoseconds(floor)
+        let subjectNanoseconds = Self.nanoseconds(subject)
+        benchmark.measurement(floorMetric, floorNanoseconds / 1_000)
+        benchmark.measurement(subjectMetric, subjectNanoseconds / 1_000)
+        benchmark.measurement(ratioMetric, subjectNanoseconds * 100 / max(floorNanoseconds, 1))
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000)
     }
 }
 
