@@ -1,8 +1,10 @@
 // VaultKitPostgres against the bare libpq round trips it cannot beat, in the same run on
 // the same server: get beside a SELECT by primary key, durable set beside an
-// INSERT ... ON CONFLICT committed on its own (apart, and interleaved pair by pair), bulk import of 100,000 items in one batch,
-// and listing one service. Needs a server: VAULTKIT_TEST_POSTGRES_URL (no password) and
-// PGPASSFILE, as `scripts/postgres-test-cluster.sh start` prints (Benchmarks/README.md).
+// INSERT ... ON CONFLICT committed on its own (each apart, and each interleaved pair by
+// pair with a control pair), bulk import of 100,000 items in one batch, and listing one
+// service. Needs a server: `Benchmarks/postgres.sh` starts one, pins it to a CPU of its
+// own and runs these; by hand, VAULTKIT_TEST_POSTGRES_URL (no password) and PGPASSFILE,
+// as `scripts/postgres-test-cluster.sh start` prints (Benchmarks/README.md).
 import Benchmark
 import BenchmarkFixtures
 import CLibPQRaw
@@ -94,42 +96,51 @@ let benchmarks: @Sendable () -> Void = {
     // same server at the same moment. Each side's times go to their own metric, and each
     // pair's ratio to a third. In the set pair every bare upsert is also a commit
     // elsewhere on the server before the next `set`, as on any shared server.
-    let pairState = Shared<(BarePostgres, Vault, IndexStream)>()
+    //
+    // The first pair is the control: two bare connections doing the same SELECT. Unless
+    // the server runs on CPUs of its own (`postgres.sh` pins it), the two connections'
+    // backends land on CPUs differently, and one side is up to twice as slow as the other
+    // for nothing VaultKit does; the control's ratio shows whether a run is fair.
+    let pairState = Shared<(PairFixture, IndexStream)>()
     let pairSetup: Benchmark.BenchmarkSetupHook = {
-        // The bare table first: the vault's fill is then the last commit before the pairs.
+        // The bare tables first: the vault's fill is then the last commit before the pairs.
         let bare = try BarePostgres(rows: count)
+        let otherBare = try BarePostgres(rows: count)
         let vault = try Vault.create(postgres: PostgresBench.newLocation(), key: VaultKey.random())
         try VaultFixture.fill(vault, range: 0..<count)
-        pairState.value = (bare, vault, IndexStream(bound: count))
+        pairState.value = (PairFixture(bare: bare, otherBare: otherBare, vault: vault), IndexStream(bound: count))
     }
-    let pairTeardown: Benchmark.BenchmarkTeardownHook = { pairState.value?.1.close(); pairState.value = nil }
+    let pairTeardown: Benchmark.BenchmarkTeardownHook = { pairState.value?.0.vault.close(); pairState.value = nil }
     for pair in [
-        InterleavedPair(name: "set durable and bare upsert", floor: "bare upsert + commit", subject: "set durable",
-                        runFloor: { bare, _, index in bare.upsert(index) },
-                        runSubject: { _, vault, index in
-                            try! vault.set(secret, service: Bench.service(index), account: Bench.account(index))
-                        }),
+        InterleavedPair(name: "bare SELECT and bare SELECT (control)", floor: "bare SELECT", subject: "the other bare SELECT",
+                        runFloor: { fixture, index in blackHole(fixture.bare.select(index)) },
+                        runSubject: { fixture, index in blackHole(fixture.otherBare.select(index)) }),
         InterleavedPair(name: "get and bare SELECT", floor: "bare SELECT", subject: "get",
-                        runFloor: { bare, _, index in blackHole(bare.select(index)) },
-                        runSubject: { _, vault, index in
-                            blackHole(try! vault.secret(service: Bench.service(index), account: Bench.account(index)))
+                        runFloor: { fixture, index in blackHole(fixture.bare.select(index)) },
+                        runSubject: { fixture, index in
+                            blackHole(try! fixture.vault.secret(service: Bench.service(index), account: Bench.account(index)))
+                        }),
+        InterleavedPair(name: "set durable and bare upsert", floor: "bare upsert + commit", subject: "set durable",
+                        runFloor: { fixture, index in fixture.bare.upsert(index) },
+                        runSubject: { fixture, index in
+                            try! fixture.vault.set(secret, service: Bench.service(index), account: Bench.account(index))
                         }),
     ] {
         Benchmark(
             "\(pair.name), interleaved @\(label)",
             configuration: Bench.configuration(maxDuration: .seconds(6), maxIterations: 4_000, metrics: [.wallClock] + pair.metrics),
             closure: { benchmark in
-                var (bare, vault, indices) = pairState.value!
+                var (fixture, indices) = pairState.value!
                 for iteration in benchmark.scaledIterations {
                     let index = indices.next()
                     var floorTime = Duration.zero
                     var subjectTime = Duration.zero
-                    let floor = { floorTime = ContinuousClock().measure { pair.runFloor(bare, vault, index) } }
-                    let subject = { subjectTime = ContinuousClock().measure { pair.runSubject(bare, vault, index) } }
+                    let floor = { floorTime = ContinuousClock().measure { pair.runFloor(fixture, index) } }
+                    let subject = { subjectTime = ContinuousClock().measure { pair.runSubject(fixture, index) } }
                     if iteration.isMultiple(of: 2) { floor(); subject() } else { subject(); floor() }
                     pair.record(benchmark, floor: floorTime, subject: subjectTime)
                 }
-                pairState.value = (bare, vault, indices)
+                pairState.value = (fixture, indices)
             },
             setup: pairSetup, teardown: pairTeardown
         )
@@ -165,20 +176,28 @@ enum PostgresBench {
     }
 }
 
+/// What the interleaved pairs run on: two bare connections (each with its own table) and
+/// a vault of the same size.
+struct PairFixture: @unchecked Sendable {
+    let bare: BarePostgres
+    let otherBare: BarePostgres
+    let vault: Vault
+}
+
 /// One bare libpq call and the VaultKit call it is the floor of, timed in turns: each
 /// side's microseconds, and the VaultKit call's time as a percentage of the bare one's
 /// in the same pair.
 struct InterleavedPair {
     let name: String
-    let runFloor: @Sendable (BarePostgres, Vault, Int) -> Void
-    let runSubject: @Sendable (BarePostgres, Vault, Int) -> Void
+    let runFloor: @Sendable (PairFixture, Int) -> Void
+    let runSubject: @Sendable (PairFixture, Int) -> Void
     private let floorMetric: BenchmarkMetric
     private let subjectMetric: BenchmarkMetric
     private let ratioMetric: BenchmarkMetric
 
     init(name: String, floor: String, subject: String,
-         runFloor: @escaping @Sendable (BarePostgres, Vault, Int) -> Void,
-         runSubject: @escaping @Sendable (BarePostgres, Vault, Int) -> Void) {
+         runFloor: @escaping @Sendable (PairFixture, Int) -> Void,
+         runSubject: @escaping @Sendable (PairFixture, Int) -> Void) {
         self.name = name
         self.runFloor = runFloor
         self.runSubject = runSubject
