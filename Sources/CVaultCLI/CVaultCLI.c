@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CVaultCLI.h"
 
 #include <errno.h>
@@ -108,4 +109,14 @@ void vault_cli_forward_to(int pid) {
         forward_pending = 0;
         kill((pid_t)pid, pending);
     }
+}
+
+int vault_cli_spawn_close_from(posix_spawn_file_actions_t *actions, int low) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    return posix_spawn_file_actions_addclosefrom_np(actions, low);
+#else
+    (void)actions;
+    (void)low;
+    return ENOSYS;
+#endif
 }

@@ -37,7 +37,9 @@ public final class ChildProcess: @unchecked Sendable {
     ///   - environment: the child's whole environment; defaults to ``ChildProcess/cleanEnvironment()``.
     ///   - standardInput: bytes written to the child's stdin, which is then closed;
     ///     `nil` keeps stdin open (use ``closeStandardInput()``), `Data()` gives an empty stdin.
-    public init(_ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil, standardInput: Data? = Data()) throws {
+    ///   - inherited: descriptors the child gets beyond 0 to 2, as child descriptor → this
+    ///     process's descriptor (as a shell's `7>&1` gives one).
+    public init(_ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil, standardInput: Data? = Data(), inherited: [Int32: Int32] = [:]) throws {
         // Close-on-exec from birth: tests spawn children in parallel, and a child that
         // inherited another pipe's write end would keep that pipe from ever reaching EOF.
         Self.spawnLock.lock()
@@ -49,6 +51,7 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdinPipe.fileHandleForReading.fileDescriptor, 0)
         posix_spawn_file_actions_adddup2(&actions, stdoutPipe.fileHandleForWriting.fileDescriptor, 1)
         posix_spawn_file_actions_adddup2(&actions, stderrPipe.fileHandleForWriting.fileDescriptor, 2)
+        for (child, parent) in inherited { posix_spawn_file_actions_adddup2(&actions, parent, child) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -97,6 +100,17 @@ public final class ChildProcess: @unchecked Sendable {
         } else {
             stdinWriter = stdinPipe.fileHandleForWriting
         }
+    }
+
+    /// A pipe whose two descriptors are close-on-exec, made while no child is being
+    /// spawned (so none inherits it); the caller closes both.
+    public static func closeOnExecPipe() throws -> (read: Int32, write: Int32) {
+        spawnLock.lock()
+        defer { spawnLock.unlock() }
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (fds[0], fds[1])
     }
 
     /// The test's environment without any `VAULT_*` variable, plus `overrides`.

@@ -291,6 +291,32 @@ import Glibc
         started = nil
     }
 
+    /// `(vault unlock 7>&1) | cat` used to never end: the background agent inherited the
+    /// shell's descriptor 7, the pipe's write end, and held it for its whole life.
+    @Test func theBackgroundAgentKeepsNoDescriptorOfItsCaller() throws {
+        let cli = CLI()
+        try cli.initVault()
+        let environment = ["VAULT_AGENT_SOCKET": cli.directory + "/agent.sock"]
+        defer { _ = try? cli.run(["agent", "stop"], env: environment, vault: false) }
+        let pipe = try ChildProcess.closeOnExecPipe()
+        let ends = [pipe.read, pipe.write]
+        defer { close(ends[0]) }
+        let unlock = try ChildProcess(CLI.executable, ["unlock", "--vault", cli.vaultPath],
+                                      environment: ChildProcess.cleanEnvironment(cli.environment.merging(environment) { $1 }
+                                          .merging(["XDG_STATE_HOME": cli.directory + "/state"]) { $1 }),
+                                      inherited: [7: ends[1]])
+        close(ends[1])
+        let result = unlock.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try cli.run(["agent", "status"], env: environment, vault: false).status == 0)
+        // `vault unlock` has ended and the agent runs: only a writer the agent kept could
+        // keep the pipe open. Read without waiting: 0 is end of file, EAGAIN a writer left.
+        #expect(fcntl(ends[0], F_SETFL, O_NONBLOCK) == 0)
+        var byte: UInt8 = 0
+        let n = read(ends[0], &byte, 1)
+        #expect(n == 0, "the agent still holds the caller's descriptor 7 (read gave \(n), errno \(errno))")
+    }
+
     /// The socket's directory must be the user's own and closed to others.
     @Test func anAgentDirectoryOthersCanWriteIsRefused() throws {
         let cli = CLI()

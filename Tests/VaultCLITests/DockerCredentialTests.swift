@@ -194,6 +194,34 @@ import TestSupport
         #expect(try docker.cli.run("get", "docker:https://r.example", "u").stdout == secret + "\n")
     }
 
+    /// Docker prints the helper's error line on the user's terminal: a path or action
+    /// holding terminal controls is shown escaped, never obeyed.
+    @Test func errorsOnStandardOutputEscapeTerminalControls() throws {
+        let docker = try Docker()
+        let hostilePath = docker.cli.directory + "/\u{1B}]0;pwned\u{7}\u{9B}2J.vault"
+        let environment = ChildProcess.cleanEnvironment(docker.cli.environment.merging(["VAULT_PATH": hostilePath]) { $1 })
+        let get = try ChildProcess.run(DockerCredentialTests.helper, ["get"], environment: environment,
+                                       standardInput: Data("https://r.example".utf8), timeout: .seconds(60))
+        #expect(get.status == 1)
+        #expect(get.stdout == "no vault at \(docker.cli.directory)/\\x1b]0;pwned\\x07\\u{009b}2J.vault (create one with 'vault init')\n")
+        let unknown = try docker.run("\u{1B}[2Jwipe\u{202E}", "")
+        #expect(unknown.stdout == "Unknown credential action `\\x1b[2Jwipe\\u{202e}`\n")
+    }
+
+    /// As with git's helper: an item holding a newline or NUL is refused, with nothing
+    /// of it written to Docker.
+    @Test func anItemWithANewlineOrNULIsRefusedWithNothingWritten() throws {
+        let docker = try Docker()
+        try docker.cli.run(["set", "docker:https://r.example", "u", "--generic", "https://r.example"], stdin: Data("line1\n{\"x\":1}\n".utf8))
+        let get = try docker.run("get", "https://r.example")
+        #expect(get.status == 1)
+        #expect(get.stdout == "refusing the item for service 'docker:https://r.example', account 'u': its Secret holds a newline or NUL, which Docker's credential protocol cannot carry; nothing was written\n")
+        try docker.cli.run(["set", "docker:https://q.example", "u\nv", "--generic", "https://q.example"], stdin: Data("pw\n".utf8))
+        let list = try docker.run("list", "")
+        #expect(list.status == 1)
+        #expect(list.stdout.hasPrefix("refusing the item for service 'docker:https://q.example', account 'u\\nv': its Username"), "\(list.stdout)")
+    }
+
     @Test func versionAndUnknownActions() throws {
         let docker = try Docker()
         let version = try docker.run("version", "")

@@ -168,9 +168,37 @@ import TestSupport
         let git = try Git()
         try git.cli.set("git:https://example.com", "alice", "line1\nhost=evil.example")
         let get = try git.helper("get", "protocol=https\nhost=example.com\n")
-        #expect(get.status == 0)
+        #expect(get.status == 1)
         #expect(get.stdout.isEmpty)
-        #expect(get.stderr.contains("newline") && !get.stderr.contains("line1"), "\(get.stderr)")
+        #expect(get.stderr == "vault: refusing the item for service 'git:https://example.com', account 'alice': its password holds a newline or NUL, which git's credential protocol cannot carry; nothing was written\n")
+    }
+
+    /// The attack of issue 26: an item whose OAuth refresh token holds lines of its own.
+    /// Written raw, they made `git credential fill` (which keeps the last value of each
+    /// attribute) hand mallory's username and password to git.
+    @Test func aRefreshTokenWithLinesCannotInjectCredentialsIntoGit() throws {
+        let git = try Git()
+        _ = try git.git(["credential", "approve"], "protocol=https\nhost=example.com\nusername=alice\npassword=alice-pw\n")
+        try git.cli.set("git-refresh-token:https://example.com", "alice", "junk\nusername=mallory\npassword=attacker-pw")
+        let fill = try git.git(["credential", "fill"], "protocol=https\nhost=example.com\n")
+        #expect(!fill.stdout.contains("mallory") && !fill.stdout.contains("attacker-pw"), "\(fill.stdout)")
+        #expect(!fill.stderr.contains("attacker-pw"))
+        #expect(fill.stderr.contains("its oauth_refresh_token holds a newline or NUL"), "\(fill.stderr)")
+        #expect(fill.status != 0, "git got no credential and may not prompt: \(fill.stdout)")
+    }
+
+    /// Every value the helper writes is checked, not only the password.
+    @Test(arguments: [
+        ("alice\nusername=mallory", "pw", "username"),
+        ("alice", "pw\u{0}password=x", "password"),
+    ])
+    func anyValueWithANewlineOrNULIsRefused(account: String, secret: String, field: String) throws {
+        let git = try Git()
+        try git.cli.set("git:https://example.com", account, secret)
+        let get = try git.helper("get", "protocol=https\nhost=example.com\n")
+        #expect(get.status == 1)
+        #expect(get.stdout.isEmpty)
+        #expect(get.stderr.contains("its \(field) holds a newline or NUL"), "\(get.stderr)")
     }
 
     @Test func incompleteRequestsTouchNothing() throws {

@@ -56,6 +56,61 @@ import Glibc
         #expect(again.stderr == "vault: a file already exists at \(destination); refusing to overwrite it\n")
     }
 
+    /// A failed backup names the destination the user gave, not the hidden file the copy
+    /// was being built in, and leaves nothing behind.
+    @Test func aFailedBackupNamesItsDestinationAndLeavesNothing() throws {
+        let cli = CLI()
+        try cli.initVault()
+        try cli.set("svc", "big", String(repeating: "x", count: 200_000))
+        let directory = cli.directory + "/backups"
+        mkdir(directory, 0o700)
+        let destination = directory + "/copy.vault"
+        var environment = ChildProcess.cleanEnvironment(cli.environment.merging(["XDG_STATE_HOME": cli.directory + "/state"]) { $1 })
+        environment["VAULT"] = CLI.executable
+        environment["VAULT_PATH"] = cli.vaultPath
+        // 64 blocks (32 KiB in dash's 512-byte blocks): the vault opens, its copy cannot be written.
+        let result = try ChildProcess.run("/bin/sh", ["-c", #"ulimit -f 64; exec "$VAULT" backup "$1""#, "sh", destination], environment: environment)
+        #expect(result.status == 1)
+        #expect(result.stderr == "vault: \(destination): file too large\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+    }
+
+    /// A backup killed halfway leaves its hidden file and SQLite's journal beside the
+    /// destination; the next backup there removes them, but never the file of a backup
+    /// still running (which holds it locked).
+    @Test func theNextBackupRemovesWhatAKilledOneLeftButNotALiveOnesFile() throws {
+        let cli = CLI()
+        try cli.initVault()
+        try cli.set("svc", "acct", "v")
+        let directory = cli.directory + "/backups"
+        mkdir(directory, 0o700)
+        let killed = directory + "/.copy.vault.1f2e3d4c5b6a7988.creating"
+        let live = directory + "/.copy.vault.aabbccdd.creating"
+        let unrelated = directory + "/.other.vault.1f2e3d4c.creating"
+        for path in [killed, killed + "-journal", live, unrelated] { try writePrivateFile(path, Data("partial".utf8)) }
+        let liveFD = open(live, O_RDONLY)
+        defer { close(liveFD) }
+        #expect(flock(liveFD, LOCK_EX) == 0)
+        let result = try cli.run("backup", directory + "/copy.vault")
+        #expect(result.status == 0, "\(result.stderr)")
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory))
+        #expect(left == ["copy.vault", ".copy.vault.aabbccdd.creating", ".other.vault.1f2e3d4c.creating"])
+    }
+
+    /// A vault directly in /tmp is refused; the advice is a private directory, since
+    /// `chmod go-w /tmp` is neither possible nor wanted.
+    @Test func aVaultInASharedDirectoryIsToldToMoveToAPrivateOne() throws {
+        var info = stat()
+        guard stat("/tmp", &info) == 0, info.st_mode & 0o1777 == 0o1777 else { return }
+        let path = "/tmp/vaultkit-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).vault"
+        defer { unlink(path) }
+        let cli = CLI()
+        let result = try cli.run(["init", "--vault", path] + CLI.cheapKDF, vault: false)
+        #expect(result.status == 1)
+        #expect(result.stderr == "vault: refusing the vault's directory /tmp: permissions 1777 make it a shared directory others can create files in; keep the vault in a directory of your own (mkdir -m 700 DIR)\n")
+        #expect(access(path, F_OK) != 0)
+    }
+
     /// The CLI keeps rollback records by default: an older copy put in the vault's place
     /// is refused until it is accepted on purpose.
     @Test func anOlderCopyIsRefusedUntilAccepted() throws {

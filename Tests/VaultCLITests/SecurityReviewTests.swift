@@ -80,6 +80,15 @@ import Glibc
         #expect(list == "csi\\u{009b}31m\tosc\\u{009d}0;x\\x07\nrtl\\u{202e}gpj.exe\tlrm\\u{200e}\n")
         let missing = try cli.run("get", "rtl\u{202E}x", "a\u{1B}[2J")
         #expect(missing.stderr == "vault: item not found: service 'rtl\\u{202e}x', account 'a\\x1b[2J'\n")
+        // JSON output too: \u escapes a JSON reader turns back into the same names.
+        let json = try cli.run("list", "--json")
+        #expect(json.stdout.contains(#""service":"csi\u009b31m","account":"osc\u009d0;x\u0007""#), "\(json.stdout)")
+        #expect(json.stdout.contains(#""service":"rtl\u202egpj.exe","account":"lrm\u200e""#), "\(json.stdout)")
+        let get = try cli.run("get", "--json", "rtl\u{202E}gpj.exe", "lrm\u{200E}")
+        #expect(get.stdout.hasPrefix(#"{"service":"rtl\u202egpj.exe","account":"lrm\u200e""#), "\(get.stdout)")
+        for output in [json.standardOutput, get.standardOutput] {
+            #expect(!output.contains(0x07) && output.range(of: Data([0xc2, 0x9b])) == nil && output.range(of: Data([0xe2, 0x80, 0xae])) == nil)
+        }
 
         let odd = cli.directory + "/\u{1B}]0;title\u{7}\u{9B}.vault"
         let result = try cli.run(["get", "s", "a", "--vault", odd], vault: false)
@@ -180,5 +189,29 @@ import Glibc
         let hostile = try cli.run("list")
         #expect(hostile.status == 1)
         #expect(hostile.stderr == "vault: vault is corrupted: KDF parameters out of bounds\n")
+    }
+
+    // MARK: Connection strings
+
+    /// A libpq key=value string in VAULT_URL (or VAULT_PATH, or --vault) used to be read
+    /// as a file path, and "no vault at ..." printed it, password and all.
+    @Test func aConnectionStringIsRefusedWithoutRepeatingIt() throws {
+        let cli = CLI()
+        let given = "host=db.example dbname=app password=hunter2"
+        for (arguments, environment, source) in [
+            (["list"], ["VAULT_URL": given], "$VAULT_URL"),
+            (["list"], ["VAULT_PATH": "  password = hunter2 host=db"], "$VAULT_PATH"),
+            (["list", "--vault", given], [:], "--vault"),
+            (["get", "s", "a", "--vault", given], [:], "--vault"),
+        ] {
+            let result = try cli.run(arguments, env: environment, vault: false)
+            #expect(result.status == 2)
+            #expect(result.stderr == "vault: \(source) holds a libpq key=value connection string, which vault does not take; give a postgres://user@host:port/db#name URL, with the password in ~/.pgpass, $PGPASSFILE or $PGPASSWORD\n")
+            #expect(!result.stderr.contains("hunter2") && !result.stdout.contains("hunter2"))
+        }
+        // A file whose name merely holds '=' is still a file.
+        let odd = cli.directory + "/a=b.vault"
+        let missing = try cli.run(["list", "--vault", odd], vault: false)
+        #expect(missing.stderr == "vault: no vault at \(odd) (create one with 'vault init')\n")
     }
 }

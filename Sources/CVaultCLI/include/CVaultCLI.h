@@ -1,6 +1,8 @@
 #ifndef VAULT_CLI_SHIM_H
 #define VAULT_CLI_SHIM_H
 
+#include <spawn.h>
+
 // Process hardening and terminal handling for the `vault` tool, in C because
 // Swift cannot do these itself: prctl(2) is variadic, which Swift cannot call, and
 // restoring the terminal from a signal handler needs state a C handler can reach
@@ -35,5 +37,11 @@ int vault_cli_forward_signals(const int *signals, int count);
 /// Names the child that forwarded signals go to (see vault_cli_forward_signals()) and
 /// sends it the last signal that arrived before it existed, if any.
 void vault_cli_forward_to(int pid);
+
+/// Adds to `actions` the closing of every file descriptor from `low` up in the child,
+/// after the actions added before (glibc 2.34's posix_spawn_file_actions_addclosefrom_np,
+/// which Swift cannot see: it is declared only with _GNU_SOURCE). Returns 0, or an error
+/// number (ENOSYS where the C library has no such action).
+int vault_cli_spawn_close_from(posix_spawn_file_actions_t *actions, int low);
 
 #endif

@@ -127,12 +127,17 @@ enum FileSystem {
 
     /// A new, empty, mode-0600 file next to `path` with an unguessable name.
     static func createTemporaryFile(besides path: String) throws(VaultError) -> String {
-        let suffix = Sodium.randomBytes(count: 8).map { String($0, radix: 16) }.joined()
-        let name = "\(directory(of: path))/.\(baseName(of: path)).\(suffix).creating"
+        let name = temporaryName(besides: path)
         let fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .io(path: path, errno: errno) }
         close(fd)
         return name
+    }
+
+    /// `.NAME.<random hex>.creating` in the directory of `path`.
+    static func temporaryName(besides path: String) -> String {
+        let suffix = Sodium.randomBytes(count: 8).map { String($0, radix: 16) }.joined()
+        return "\(directory(of: path))/.\(baseName(of: path)).\(suffix).creating"
     }
 
     /// Makes `temporary` appear at `path` unless something is already there.

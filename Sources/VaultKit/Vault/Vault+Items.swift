@@ -265,7 +265,9 @@ extension Vault {
         try FileSystem.createParentDirectories(of: path)
         try FileSystem.checkDirectory(of: path)
         if FileSystem.size(of: path) != nil { throw .vaultAlreadyExists(path: path) }
-        let temporary = try FileSystem.createTemporaryFile(besides: path)
+        FileSystem.removeAbandonedTemporaryFiles(besides: path)
+        let (temporary, lock) = try FileSystem.createLockedTemporaryFile(besides: path)
+        defer { FileSystem.releaseLock(lock) }
         do {
             try withUnlocked { (vault) throws(VaultError) in
                 // A file-only concern, outside the storage seam: only a vault file has one.
@@ -275,7 +277,8 @@ extension Vault {
             try FileSystem.publish(temporary, at: path)
         } catch {
             FileSystem.removeDatabaseFiles(temporary)
-            throw error
+            // The caller knows the destination, not the hidden file the copy was built in.
+            throw error.path?.hasPrefix(temporary) == true ? error.naming(path) : error
         }
         // The copy, opened with this vault's keys, must verify as a whole.
         return try withUnlocked { (vault) throws(VaultError) in

@@ -32,7 +32,10 @@ extension VaultError: CustomStringConvertible {
         case .busy: return "vault is locked by another process for too long: \(path)"
         case .insecurePermissions:
             let mode = self.mode ?? 0
-            if (mode & 0o170000) == 0o040000 {
+            if (mode & 0o170000) == 0o040000 && mode & 0o1000 != 0 {
+                // A shared directory such as /tmp: making it private is not the user's to do.
+                return "refusing the vault's directory \(path): permissions \(String(mode & 0o7777, radix: 8)) make it a shared directory others can create files in; keep the vault in a directory of your own (mkdir -m 700 DIR)"
+            } else if (mode & 0o170000) == 0o040000 {
                 return "refusing the vault's directory \(path): permissions \(String(mode & 0o7777, radix: 8)) let group or others write it (chmod go-w, or move the vault)"
             } else if mode & 0o022 == 0 {
                 return "refusing \(path): permissions \(String(mode & 0o777, radix: 8)) allow more than the vault file does"

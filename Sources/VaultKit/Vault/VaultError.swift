@@ -53,6 +53,16 @@ public struct VaultError: Error, Hashable, Sendable {
     }
 }
 
+extension VaultError {
+    /// This error about `path` instead.
+    func naming(_ path: String) -> VaultError {
+        VaultError(
+            code, reason: reason, path: path, errno: errno, formatVersion: formatVersion, mode: mode, uid: uid,
+            seenGeneration: seenGeneration, fileGeneration: fileGeneration, byteCount: byteCount
+        )
+    }
+}
+
 // The spellings of the former enum's cases, so `throw .itemNotFound`,
 // `catch VaultError.closed` and `VaultError.io(path:errno:)` read as they did.
 extension VaultError {

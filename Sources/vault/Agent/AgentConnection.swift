@@ -24,14 +24,20 @@ final class AgentConnection {
     deinit { close(fd) }
 
     func send(_ request: AgentRequest) throws(AgentError) -> AgentResponse {
+        // A request not sent whole is not carried out; once it is, a write may have been.
         try AgentSocket.send(request.encode(), on: fd)
-        guard let frame = try AgentSocket.receive(on: fd, limit: AgentProtocol.maximumResponseSize) else {
-            throw .brokenConnection(reason: "the agent closed the connection")
-        }
-        do {
-            return try frame.withUnsafeBytes { (bytes) throws(MalformedMessage) in try AgentResponse.decode(bytes) }
+        do throws(AgentError) {
+            guard let frame = try AgentSocket.receive(on: fd, limit: AgentProtocol.maximumResponseSize) else {
+                throw .brokenConnection(reason: "the agent closed the connection")
+            }
+            do {
+                return try frame.withUnsafeBytes { (bytes) throws(MalformedMessage) in try AgentResponse.decode(bytes) }
+            } catch {
+                throw .brokenConnection(reason: error.reason)
+            }
         } catch {
-            throw .brokenConnection(reason: error.reason)
+            guard request.changesItems, case .brokenConnection(let reason) = error else { throw error }
+            throw .lostWrite(reason: reason)
         }
     }
 

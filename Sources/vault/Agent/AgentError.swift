@@ -20,6 +20,9 @@ enum AgentError: Error {
     case foreignAgent(uid: UInt32)
     /// The agent closed the connection or answered something that is not a response.
     case brokenConnection(reason: String)
+    /// The connection broke after a whole write request (set, delete, ...) was sent and
+    /// before its answer came: the agent may or may not have written it.
+    case lostWrite(reason: String)
     /// The agent refused the request.
     case refused(reason: String)
     case cannotStart(reason: String)
@@ -38,6 +41,8 @@ enum AgentError: Error {
             "refusing the agent socket: the agent runs as another user (uid \(uid))"
         case .brokenConnection(let reason):
             "lost the connection to the agent: \(reason)"
+        case .lostWrite(let reason):
+            "lost the connection to the agent: \(reason); the change may or may not have been written (run 'vault get' or 'vault list' to check)"
         case .refused(let reason):
             "the agent refused the request: \(reason)"
         case .cannotStart(let reason):

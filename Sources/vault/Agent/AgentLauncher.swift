@@ -6,10 +6,14 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import CVaultCLI
 
 /// Starts `vault agent serve` in the background, as ssh-agent and rbw do: in a session
 /// of its own (no terminal, untouched by the shell's job control), standard input from
-/// /dev/null, its log appended to `agent.log` beside the socket.
+/// /dev/null, its log appended to `agent.log` beside the socket, and no other file of
+/// the caller's: a descriptor the shell left open (`vault unlock 7>&1 | cat`) would
+/// otherwise stay open for the agent's whole life, keeping a pipe from ever ending and
+/// the caller's files reachable from a process that holds the key.
 enum AgentLauncher {
     /// Starts the agent unless one is running, and returns once it listens.
     static func ensureRunning(socketPath: String) throws(AgentError) {
@@ -31,6 +35,7 @@ enum AgentLauncher {
         posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, ready[1], STDOUT_FILENO)
         posix_spawn_file_actions_adddup2(&actions, log, STDERR_FILENO)
+        closeInheritedDescriptors(&actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -68,6 +73,21 @@ enum AgentLauncher {
         waitpid(pid, &status, 0)
         if try AgentConnection(socketPath: socketPath) != nil { return }
         throw .cannotStart(reason: "it stopped at once; see \(logPath)")
+    }
+
+    /// Adds the closing of every descriptor from 3 up (after the `dup2`s onto 0 to 2).
+    /// Where the C library cannot close a range, each descriptor open now without
+    /// close-on-exec is closed by name (no other thread opens files while `vault unlock` starts the agent).
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        guard vault_cli_spawn_close_from(&actions, 3) != 0 else { return }
+        guard let directory = opendir("/proc/self/fd") else { return }
+        defer { closedir(directory) }
+        let listing = dirfd(directory)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let fd = Int32(name), fd > STDERR_FILENO, fd != listing, fcntl(fd, F_GETFD) & FD_CLOEXEC == 0 else { continue }
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
     }
 
     /// The environment without `VAULT_*` (but the socket's variable): `vault unlock` may

@@ -74,6 +74,14 @@ enum AgentRequest {
         }
     }
 
+    /// Whether carrying out the request changes the vault's items.
+    var changesItems: Bool {
+        switch self {
+        case .write, .delete, .deleteAll: true
+        default: false
+        }
+    }
+
     /// The vault an item request is for, `nil` for requests about the agent itself.
     var target: VaultTarget? {
         switch self {

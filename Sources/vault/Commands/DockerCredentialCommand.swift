@@ -53,7 +53,10 @@ struct DockerCredentialCommand: ParsableCommand {
             try perform()
         } catch {
             let message = (error as? Refusal)?.message ?? Failure.describe(error).message
-            Output.write(message.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n", to: STDOUT_FILENO)
+            // Docker shows this line on the user's terminal: a path, URL or action in it
+            // may hold terminal controls.
+            let line = Escaping.terminalSafe(message.split(whereSeparator: \.isNewline).joined(separator: " "))
+            Output.write(line + "\n", to: STDOUT_FILENO)
             exitProcess(ExitStatus.failure)
         }
     }
@@ -102,6 +105,7 @@ struct DockerCredentialCommand: ParsableCommand {
             throw Refusal(message: Self.notFound)
         }
         let secret = try vault.secret(service: service, account: item.account)
+        try Self.refuseUnsafe([("Username", ProtocolValue.isUnsafe(item.account)), ("Secret", ProtocolValue.isUnsafe(secret))], service: service, account: item.account)
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("ServerURL"); writer.string(serverURL)
@@ -133,11 +137,20 @@ struct DockerCredentialCommand: ParsableCommand {
         for item in items.sorted(by: { $0.service < $1.service }) {
             let url = item.generic.flatMap { String(validating: $0, as: UTF8.self) } ?? String(item.service.dropFirst(Self.servicePrefix.count))
             guard seen.insert(url).inserted else { continue }
+            try Self.refuseUnsafe([("ServerURL", ProtocolValue.isUnsafe(url)), ("Username", ProtocolValue.isUnsafe(item.account))], service: item.service, account: item.account)
             writer.key(url); writer.string(item.account)
         }
         writer.endObject()
         writer.buffer.append(UInt8(ascii: "\n"))
         try Output.writeStandardOutput(writer.buffer)
+    }
+
+    /// JSON would carry a newline or NUL escaped, but Docker's helpers never hold one and
+    /// the tools that read their output need not expect one: such an item is refused,
+    /// with nothing written, as git's helper does.
+    private static func refuseUnsafe(_ values: [(field: String, unsafe: Bool)], service: String, account: String) throws(CLIError) {
+        guard let field = values.first(where: \.unsafe)?.field else { return }
+        throw .protocolCannotCarry(protocolName: "Docker's credential protocol", field: field, service: service, account: account)
     }
 
     private static func readInput() throws -> SecretBytes {

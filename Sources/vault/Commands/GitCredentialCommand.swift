@@ -88,13 +88,18 @@ struct GitCredentialCommand: ParsableCommand {
         guard let item = candidates.first else { return }
         let stored = GitStoredAttributes(generic: item.generic)
         let secret = try vault.secret(service: service, account: item.account)
-        // git's protocol is line-based: a newline (or NUL) in a value would end it early or
-        // inject another attribute. Such an item (written with `vault set`) is not offered;
-        // git then asks as if there were none.
-        let unsafeBytes: Set<UInt8> = [0, UInt8(ascii: "\n")]
-        guard !item.account.utf8.contains(where: unsafeBytes.contains), !secret.withUnsafeBytes({ $0.contains(where: unsafeBytes.contains) }) else {
-            Output.write("vault: the item for \(Escaping.quoted(service)), account \(Escaping.quoted(item.account)) holds a newline or NUL, which git's credential protocol cannot carry; not offered\n", to: STDERR_FILENO)
-            return
+        let refreshToken = stored.authtype == nil ? try? vault.secret(service: refreshService, account: item.account) : nil
+        // git's protocol is line-based: a newline (or NUL) in any value would end it early
+        // and inject attributes of the item's choosing (another username and password).
+        // Such an item (written with `vault set`) is refused before anything is written.
+        let values: [(field: String, unsafe: Bool)] = [
+            ("username", ProtocolValue.isUnsafe(item.account)),
+            ("authtype", stored.authtype.map(ProtocolValue.isUnsafe) ?? false),
+            (stored.authtype == nil ? "password" : "credential", ProtocolValue.isUnsafe(secret)),
+            ("oauth_refresh_token", refreshToken.map(ProtocolValue.isUnsafe) ?? false),
+        ]
+        if let field = values.first(where: \.unsafe)?.field {
+            throw CLIError.protocolCannotCarry(protocolName: "git's credential protocol", field: field, service: service, account: item.account)
         }
         var output = SecretBytes()
         if request.acceptsAuthtype { output.append("capability[]=authtype\n") }
@@ -108,7 +113,7 @@ struct GitCredentialCommand: ParsableCommand {
         output.append(contentsOf: secret)
         output.append(UInt8(ascii: "\n"))
         if let expiry = stored.passwordExpiry { output.append("password_expiry_utc=\(expiry)\n") }
-        if stored.authtype == nil, let refreshToken = try? vault.secret(service: refreshService, account: item.account) {
+        if let refreshToken {
             output.append("oauth_refresh_token=")
             output.append(contentsOf: refreshToken)
             output.append(UInt8(ascii: "\n"))

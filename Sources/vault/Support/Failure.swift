@@ -46,6 +46,9 @@ enum CLIError: Error {
     case cannotRun(command: String, errno: Int32)
     /// `vault run`: an environment variable cannot hold a NUL byte.
     case secretHasNUL(variable: String)
+    /// A credential helper: the item's `field` holds a newline or NUL, which the protocol
+    /// cannot carry (it would inject lines); nothing was written.
+    case protocolCannotCarry(protocolName: String, field: String, service: String, account: String)
 }
 
 /// The one place where an error becomes a line on standard error and an exit status.
@@ -106,6 +109,8 @@ enum Failure {
             ("cannot run \(Escaping.quoted(command)): \(systemMessage(code))", code == ENOENT ? 127 : 126)
         case .secretHasNUL(let variable):
             ("the secret for \(variable) contains a NUL byte, which an environment variable cannot hold", ExitStatus.failure)
+        case .protocolCannotCarry(let protocolName, let field, let service, let account):
+            ("refusing the item for service \(Escaping.quoted(service)), account \(Escaping.quoted(account)): its \(field) holds a newline or NUL, which \(protocolName) cannot carry; nothing was written", ExitStatus.failure)
         }
     }
 

@@ -53,8 +53,9 @@ enum Output {
 
 /// Builds JSON into ``SecretBytes`` so a secret inside it is zeroed afterwards.
 ///
-/// Strings are written as UTF-8 with `"`, `\` and control characters escaped; keys keep
-/// the order they are written in.
+/// Strings are written as UTF-8 with `"`, `\`, control characters (C0, DEL, C1) and the
+/// other characters that act on terminals or reorder text (`Escaping.isUnsafe`) escaped;
+/// keys keep the order they are written in.
 struct JSONWriter {
     var buffer = SecretBytes()
     private var needsComma = [false]
@@ -93,20 +94,46 @@ struct JSONWriter {
 
     private mutating func appendString(_ bytes: UnsafeRawBufferPointer) {
         buffer.append(UInt8(ascii: "\""))
-        for byte in bytes {
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""): buffer.append("\\\"")
             case UInt8(ascii: "\\"): buffer.append("\\\\")
             case UInt8(ascii: "\n"): buffer.append("\\n")
             case UInt8(ascii: "\r"): buffer.append("\\r")
             case UInt8(ascii: "\t"): buffer.append("\\t")
-            case 0..<0x20, 0x7f:
-                let hex = String(byte, radix: 16)
-                buffer.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+            case 0..<0x20, 0x7f: appendEscape(UInt32(byte))
+            case 0xc0...:
+                // A multi-byte character: a terminal control among them (see
+                // `Escaping.isUnsafe`) is written as \uXXXX, so `vault list --json` on a
+                // terminal cannot act on it; JSON readers decode it to the same character.
+                let length = byte < 0xe0 ? 2 : byte < 0xf0 ? 3 : 4
+                if index + length <= bytes.count, let scalar = Self.scalar(bytes[index..<(index + length)]), Escaping.isUnsafe(scalar) {
+                    appendEscape(scalar.value)
+                    index += length
+                    continue
+                }
+                buffer.append(byte)
             default: buffer.append(byte)
             }
+            index += 1
         }
         buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// `\uXXXX` (every escaped character is in the Basic Multilingual Plane).
+    private mutating func appendEscape(_ value: UInt32) {
+        let hex = String(value, radix: 16)
+        buffer.append("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex)
+    }
+
+    /// The character encoded by `bytes` (one UTF-8 sequence), or `nil` if they are not one.
+    private static func scalar(_ bytes: Slice<UnsafeRawBufferPointer>) -> Unicode.Scalar? {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        if case .scalarValue(let scalar) = decoder.decode(&iterator) { return scalar }
+        return nil
     }
 }
 

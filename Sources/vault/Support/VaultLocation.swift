@@ -8,14 +8,21 @@ enum VaultLocation {
     /// `url`: the URL as given (the agent opens the vault from it, TLS options and all).
     case postgres(PostgresVaultLocation, url: String)
 
-    /// `given` read as a `postgres://` or `postgresql://` URL, else as a file path.
+    /// `given` read as a `postgres://` or `postgresql://` URL, else as a file path; a libpq
+    /// `key=value` connection string is refused (``ConnectionString``).
     ///
     /// A URL's `#fragment` names the vault in that database (`default` without one). A
     /// password in the URL is refused, from the command line or the environment: argv is
     /// readable by every user of the machine, and children inherit the environment.
     /// libpq reads the password from `PGPASSFILE`, `~/.pgpass` or `PGPASSWORD` itself.
     static func parse(_ given: String, from source: String) throws(CLIError) -> VaultLocation {
-        guard Self.isPostgresURL(given) else { return .file(given) }
+        guard Self.isPostgresURL(given) else {
+            if ConnectionString.looksLikeOne(given) {
+                // Never repeated: it may hold a password.
+                throw .usage("\(source) holds a libpq key=value connection string, which vault does not take; give a postgres://user@host:port/db#name URL, with the password in ~/.pgpass, $PGPASSFILE or $PGPASSWORD")
+            }
+            return .file(given)
+        }
         let (connection, fragment) = Self.splitFragment(given)
         let location: PostgresVaultLocation
         do {

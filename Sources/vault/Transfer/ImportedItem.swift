@@ -31,14 +31,10 @@ enum ImportNames {
     }
 
     /// The host of a login's URL, the way a browser would match it ("https://login.example.com/x"
-    /// gives "login.example.com"); a URL without a scheme is read as https; `nil` if there is
-    /// no host, as in a bare app identifier.
+    /// gives "login.example.com"; see ``BrowserURLHost``); a URL without a scheme is read as
+    /// https; `nil` if there is no host, as in a bare app identifier.
     static func host(ofURL url: String) -> String? {
-        let trimmed = url.trimmingWhitespace()
-        guard !trimmed.isEmpty else { return nil }
-        let withScheme = trimmed.contains("://") ? trimmed : "https://" + trimmed
-        guard let host = URLComponents(string: withScheme)?.host, !host.isEmpty else { return nil }
-        return host.lowercased()
+        BrowserURLHost.host(of: url)
     }
 
     /// The service for a login: its URL's host, else `fallback` (a title or item name).

@@ -159,5 +159,26 @@ import VaultKit
         #expect(ImportNames.host(ofURL: "example.org/login") == "example.org")
         #expect(ImportNames.host(ofURL: "  ") == nil)
         #expect(ImportNames.host(ofURL: "android://aGFzaA==@org.mozilla.fenix/") == "org.mozilla.fenix")
+        #expect(ImportNames.host(ofURL: "localhost:8080/admin") == "localhost")
+        #expect(ImportNames.host(ofURL: "mailto:alice@example.com") == nil)
+    }
+
+    /// A browser reads a backslash in an http(s) URL as a slash (WHATWG): it sends the
+    /// password for `https://evil.example\@github.com/` to evil.example, so that is the
+    /// item's service, not github.com; user info ends at the last `@` of the authority.
+    @Test(arguments: [
+        ("https://evil.example\\@github.com/", "evil.example"),
+        ("https://evil.example\\github.com", "evil.example"),
+        ("http:\\\\evil.example\\@github.com", "evil.example"),
+        ("https://user:pa@ss@login.example.com/", "login.example.com"),
+        ("https:evil.example/@github.com", "evil.example"),
+        ("https://github.com@evil.example/", "evil.example"),
+        ("https://[::1]:8443/", "[::1]"),
+        ("https://%65vil.example/", "evil.example"),
+        ("https://evil.example%2F@github.com/", "github.com"),
+        ("https://evil%2Fexample/", nil),
+    ])
+    func urlHostsAreTheHostsABrowserSees(url: String, host: String?) {
+        #expect(ImportNames.host(ofURL: url) == host)
     }
 }

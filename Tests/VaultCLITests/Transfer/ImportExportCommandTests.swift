@@ -133,6 +133,37 @@ import TestSupport
         #expect(try cli.run("list").stdout.isEmpty)
     }
 
+    /// The import names a login after the site a browser would send its password to.
+    @Test func aURLWithABackslashIsImportedUnderTheHostABrowserSees() throws {
+        let cli = CLI()
+        try cli.initVault()
+        let file = cli.directory + "/logins.csv"
+        try Data("url,username,password\nhttps://evil.example\\@github.com/,al,pw\n".utf8).write(to: URL(fileURLWithPath: file))
+        let imported = try cli.run("import", "--format", "firefox", file)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try cli.run("list").stdout == "evil.example\tal\n")
+    }
+
+    /// Names, labels and secrets holding terminal controls (C1, bidi overrides, line
+    /// separators) are written to JSON as \u escapes, and read back as the same text.
+    @Test func exportEscapesTerminalControlsAndReadsBackTheSame() throws {
+        let cli = CLI()
+        try cli.initVault()
+        try cli.run(["set", "csi\u{9B}31m", "rtl\u{202E}gpj.exe", "--label", "osc\u{9D}0;x\u{7}\u{2028}"], stdin: Data("s\u{2066}\u{85}\n".utf8))
+        let export = try cli.run(Self.exportArguments)
+        #expect(export.status == 0, "\(export.stderr)")
+        for raw: [UInt8] in [[0xc2, 0x9b], [0xe2, 0x80, 0xae], [0xc2, 0x9d], [0x07], [0xe2, 0x80, 0xa8], [0xe2, 0x81, 0xa6], [0xc2, 0x85]] {
+            #expect(export.standardOutput.range(of: Data(raw)) == nil, "raw \(raw) in the export")
+        }
+        #expect(export.stdout.contains(#""service":"csi\u009b31m","account":"rtl\u202egpj.exe","label":"osc\u009d0;x\u0007\u2028""#), "\(export.stdout)")
+        #expect(export.stdout.contains(#""secret":"s\u2066\u0085""#), "\(export.stdout)")
+        let target = CLI(#function + "-target")
+        try target.initVault()
+        #expect(try target.run(["import", "--format", "json", "-"], stdin: export.standardOutput).status == 0)
+        #expect(try target.run("get", "csi\u{9B}31m", "rtl\u{202E}gpj.exe").standardOutput == Data("s\u{2066}\u{85}\n".utf8))
+        #expect(try target.run("list").stdout == (try cli.run("list").stdout))
+    }
+
     @Test func anItemTwiceInTheFileIsADuplicate() throws {
         let cli = CLI()
         try cli.initVault()
