@@ -208,14 +208,16 @@ import TestSupport
         #expect(unknown.stdout == "Unknown credential action `\\x1b[2Jwipe\\u{202e}`\n")
     }
 
-    /// As with git's helper: an item holding a newline or NUL is refused, with nothing
-    /// of it written to Docker.
-    @Test func anItemWithANewlineOrNULIsRefusedWithNothingWritten() throws {
+    /// As with git's helper: a username holding a newline or NUL is refused, with
+    /// nothing of the item written to Docker. (A secret's newline travels escaped in
+    /// JSON, as `secretsWithJSONEscapesRoundTrip` shows.)
+    @Test func aUsernameWithANewlineOrNULIsRefusedWithNothingWritten() throws {
         let docker = try Docker()
-        try docker.cli.run(["set", "docker:https://r.example", "u", "--generic", "https://r.example"], stdin: Data("line1\n{\"x\":1}\n".utf8))
+        try docker.cli.run(["set", "docker:https://r.example", "u\nv", "--generic", "https://r.example"], stdin: Data("pw\n".utf8))
         let get = try docker.run("get", "https://r.example")
         #expect(get.status == 1)
-        #expect(get.stdout == "refusing the item for service 'docker:https://r.example', account 'u': its Secret holds a newline or NUL, which Docker's credential protocol cannot carry; nothing was written\n")
+        #expect(get.stdout == "refusing the item for service 'docker:https://r.example', account 'u\\nv': its Username holds a newline or NUL, which Docker's credential protocol cannot carry; nothing was written\n")
+        try docker.cli.run(["delete", "docker:https://r.example", "--all"])
         try docker.cli.run(["set", "docker:https://q.example", "u\nv", "--generic", "https://q.example"], stdin: Data("pw\n".utf8))
         let list = try docker.run("list", "")
         #expect(list.status == 1)

@@ -26,6 +26,8 @@ import VaultKit
         (.insecurePermissions(path: "/v/f-wal", mode: 0o100604), "refusing /v/f-wal: permissions 604 allow more than the vault file does"),
         (.insecurePermissions(path: "/v", mode: 0o040777),
          "refusing the vault's directory /v: permissions 777 let group or others write it (chmod go-w, or move the vault)"),
+        (.insecurePermissions(path: "/tmp", mode: 0o041777),
+         "refusing the vault's directory /tmp: permissions 1777 make it a shared directory others can create files in; keep the vault in a directory of your own (mkdir -m 700 DIR)"),
         (.untrustedOwner(path: "/v/g", uid: 1001), "refusing /v/g: it belongs to another user (uid 1001)"),
         (.symbolicLink(path: "/v/h"), "refusing /v/h: it is a symbolic link; use the file's real path"),
         (.keyChanged, "the vault was re-keyed by another process; open it again"),

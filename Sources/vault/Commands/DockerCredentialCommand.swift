@@ -105,7 +105,7 @@ struct DockerCredentialCommand: ParsableCommand {
             throw Refusal(message: Self.notFound)
         }
         let secret = try vault.secret(service: service, account: item.account)
-        try Self.refuseUnsafe([("Username", ProtocolValue.isUnsafe(item.account)), ("Secret", ProtocolValue.isUnsafe(secret))], service: service, account: item.account)
+        try Self.refuseUnsafe([("Username", ProtocolValue.isUnsafe(item.account))], service: service, account: item.account)
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("ServerURL"); writer.string(serverURL)
@@ -145,9 +145,10 @@ struct DockerCredentialCommand: ParsableCommand {
         try Output.writeStandardOutput(writer.buffer)
     }
 
-    /// JSON would carry a newline or NUL escaped, but Docker's helpers never hold one and
-    /// the tools that read their output need not expect one: such an item is refused,
-    /// with nothing written, as git's helper does.
+    /// A username or server URL holding a newline or NUL is refused, with nothing written,
+    /// as git's helper refuses one: no registry has such names, and tools that read the
+    /// output line by line need not expect one. The secret is not: JSON carries it
+    /// escaped, and upstream's helpers round-trip a newline in a secret (their tests do).
     private static func refuseUnsafe(_ values: [(field: String, unsafe: Bool)], service: String, account: String) throws(CLIError) {
         guard let field = values.first(where: \.unsafe)?.field else { return }
         throw .protocolCannotCarry(protocolName: "Docker's credential protocol", field: field, service: service, account: account)
