@@ -250,6 +250,9 @@ extension Vault {
     /// reading and writing; the copy is created with mode 0600 (parent directories 0700),
     /// appears complete or not at all, is synced to disk, and is then opened with the
     /// same keys and verified whole (``verify()-1pdra``) before this returns.
+    /// Errors name `path`, not the hidden file the copy is built in. A backup killed
+    /// halfway leaves that file (`.NAME.<random>.creating`) and its `-journal` beside
+    /// `path`; the next backup to `path` removes them, unless a running backup holds them.
     ///
     /// For example:
     ///

@@ -31,7 +31,10 @@ struct GitCredentialCommand: ParsableCommand {
             username returns the most recently stored account; 'erase' without a username \
             removes every account, and without a path every path under that host. Expired \
             passwords (password_expiry_utc) are neither returned nor stored. Unknown \
-            operations and attributes are ignored, as git requires.
+            operations and attributes are ignored, as git requires. An item whose username, \
+            password, credential, authtype or refresh token holds a newline or NUL (which \
+            would inject attributes into git's line protocol) is refused: status 1, \
+            nothing written.
 
             The vault is unlocked as for every command (VAULT_KEY_FILE, VAULT_PASSPHRASE_FILE, \
             VAULT_PASSPHRASE, else a prompt on the terminal). Without a terminal and \
