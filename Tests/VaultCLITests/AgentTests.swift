@@ -291,6 +291,22 @@ import Glibc
         started = nil
     }
 
+    /// What a squatter of the `/tmp/vault-UID` fallback (no `XDG_RUNTIME_DIR`) makes: a
+    /// socket directory of another user. `vault unlock` refuses it and says why, and
+    /// starts no agent there (AGENT.md).
+    @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
+    func aSocketDirectoryOfAnotherUserIsRefusedWithTheReason() throws {
+        let cli = CLI()
+        try cli.initVault()
+        let squatted = cli.directory + "/vault-squatted"
+        mkdir(squatted, 0o700)
+        #expect(chown(squatted, Unprivileged.userID, Unprivileged.userID) == 0)
+        let result = try cli.run(["unlock"], env: ["VAULT_AGENT_SOCKET": squatted + "/agent.sock"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "vault: refusing the agent directory \(squatted): it belongs to another user (uid \(Unprivileged.userID))\n")
+        #expect(access(squatted + "/agent.sock", F_OK) != 0)
+    }
+
     /// `(vault unlock 7>&1) | cat` used to never end: the background agent inherited the
     /// shell's descriptor 7, the pipe's write end, and held it for its whole life.
     @Test func theBackgroundAgentKeepsNoDescriptorOfItsCaller() throws {
