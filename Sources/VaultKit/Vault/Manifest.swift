@@ -229,9 +229,11 @@ extension UnlockedVault {
         manifestCheck.verified.rootRewrittenInTransaction()
     }
 
-    /// The stored generation, read under the same check as the root (rekey continues from it).
-    func verifiedGeneration() throws(VaultError) -> UInt64 {
-        try verifiedStoredRoot().generation
+    /// The stored header and generation, read under the same check as the root: what a
+    /// re-key builds its header on and continues the generation from.
+    func verifiedHeaderAndGeneration() throws(VaultError) -> (header: VaultHeader, generation: UInt64) {
+        let (_, header, generation) = try verifiedStoredRoot()
+        return (header, generation)
     }
 
     /// The stored root and generation, and the vault id, verified: what a rollback guard compares.
