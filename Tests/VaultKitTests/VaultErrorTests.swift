@@ -28,7 +28,7 @@ import VaultKit
          "refusing the vault's directory /v: permissions 777 let group or others write it (chmod go-w, or move the vault)"),
         (.untrustedOwner(path: "/v/g", uid: 1001), "refusing /v/g: it belongs to another user (uid 1001)"),
         (.symbolicLink(path: "/v/h"), "refusing /v/h: it is a symbolic link; use the file's real path"),
-        (.keyChanged, "the vault was re-keyed by another process; open it again"),
+        (.keyChanged, "another process changed the vault's keys, and the passphrase or key this process opened it with does not open it now; open it again with the current one"),
         (.closed, "the vault is closed"),
         (.secretNotUTF8, "the secret is not valid UTF-8 text"),
         (.cryptoUnavailable, "libsodium could not be initialised"),

@@ -242,6 +242,17 @@ extension UnlockedVault {
         return (header.vaultID, generation, root)
     }
 
+    /// ``verifiedState()``, following a re-key by another process (which changes the key
+    /// of the tag) once, as ``verifyManifestFollowingRekey(bucket:force:)`` does.
+    mutating func verifiedStateFollowingRekey() throws(VaultError) -> (vaultID: [UInt8], generation: UInt64, root: ManifestDigest) {
+        do {
+            return try verifiedState()
+        } catch let error where error.code == .tampered {
+            guard try refreshKeysIfRekeyed() else { throw error }
+            return try verifiedState()
+        }
+    }
+
     /// Recomputes the whole manifest from the rows under `keys`, tagged with `header` at
     /// `generation` (re-key, format upgrade).
     @discardableResult

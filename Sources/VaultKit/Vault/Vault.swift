@@ -389,10 +389,10 @@ public final class Vault: Sendable {
     ///   ``VaultError/io(path:errno:)`` and the permission errors for the record's directory.
     public func useRollbackGuard(_ rollbackGuard: RollbackGuard, acceptingCurrentState: Bool = false) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
-            let vaultID = try vault.verifiedState().vaultID
+            let vaultID = try vault.verifiedStateFollowingRekey().vaultID
             let file = try RollbackGuardFile(rollbackGuard, vaultID: vaultID)
             try file.check(keys: vault.keys, vaultPath: path, accepting: acceptingCurrentState) { () throws(VaultError) in
-                let state = try vault.verifiedState()
+                let state = try vault.verifiedStateFollowingRekey()
                 guard state.vaultID == vaultID else { throw .tampered(reason: .vaultIDChanged) }
                 return (state.generation, state.root)
             }
