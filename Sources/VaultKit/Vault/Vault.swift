@@ -411,18 +411,27 @@ public final class Vault: Sendable {
             defer { lockOwner.store(0, ordering: .releasing) }
             guard var vault = state.take() else { throw .closed }
             defer { state = closeWhenUnlocked.exchange(false, ordering: .acquiringAndReleasing) ? nil : vault }
-            do throws(VaultError) {
-                return try body(&vault)
-            } catch .keyChanged {
-                // Another process changed the keys in a way this handle could not follow
-                // inside the transaction (a new salt for the same passphrase). `keyChanged`
-                // is thrown before anything is written, so `body` is run again, once, if
-                // the passphrase this handle holds opens the new wrapping.
-                guard try vault.followChangedWrapping() else { throw .keyChanged }
-                return try body(&vault)
+            // Another process changed the keys in a way this handle could not follow inside
+            // the transaction (a new salt for the same passphrase). `keyChanged` is thrown
+            // before anything is written, so `body` runs again when the passphrase this
+            // handle holds opens the new wrapping: again after each such change that lands
+            // in between (each one another process's commit), up to a bound.
+            var follows = 0
+            while true {
+                do throws(VaultError) {
+                    return try body(&vault)
+                } catch .keyChanged {
+                    follows += 1
+                    guard follows <= Self.maximumFollowedKeyChanges, try vault.followChangedWrapping() else { throw .keyChanged }
+                }
             }
         }
     }
+
+    /// How many changes of the wrapping by other processes one call follows before it
+    /// gives up with ``VaultError/keyChanged``: far more than a person runs `vault passwd`
+    /// while one write waits.
+    private static let maximumFollowedKeyChanges = 16
 
     private static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components
