@@ -61,6 +61,23 @@ import VaultKit
         #expect(throws: VaultError.wrongPassphrase) { try Vault.open(at: path, passphrase: "correct horse") }
     }
 
+    /// Another vault with the same passphrase put in this one's place (as a PostgreSQL
+    /// vault dropped and created again): the handle does not follow into it.
+    @Test func aWriterDoesNotFollowIntoAnotherVaultWithTheSamePassphrase() throws {
+        let (writer, path) = try Fixtures.passphraseVault()
+        try writer.set("mine", service: "svc", account: "a")
+        let (other, otherPath) = try Fixtures.passphraseVault("anotherVault")
+        try other.set("theirs", service: "svc", account: "b")
+        other.close()
+        let database = RawDatabase(path)
+        database.execute("ATTACH DATABASE '\(otherPath)' AS other")
+        for table in ["vault_header", "vault_items", "vault_manifest", "vault_generation"] {
+            database.execute("DELETE FROM \(table); INSERT INTO \(table) SELECT * FROM other.\(table)")
+        }
+        #expect(throws: VaultError.keyChanged) { try writer.set("x", service: "svc", account: "c") }
+        #expect(throws: VaultError.keyChanged) { try writer.item(service: "svc", account: "b") }
+    }
+
     /// A re-key by a handle whose passphrase was changed by another must not wrap the new
     /// master key under the old passphrase again (which undid the change, silently).
     @Test func aRekeyDoesNotUndoAnotherHandlesPassphraseChange() throws {

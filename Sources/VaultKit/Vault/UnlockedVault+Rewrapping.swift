@@ -145,6 +145,9 @@ extension UnlockedVault {
         let stored = try store.readHeader()
         // The same salt and cost as the key held, which failed: the passphrase changed.
         guard case .passphrase(let salt, let parameters) = stored.keySource, stored.keySource != header.keySource else { return false }
+        // Another vault created in this one's place (a PostgreSQL vault dropped and made
+        // again) with the same passphrase is not this vault: not followed.
+        guard stored.vaultID == header.vaultID else { return false }
         #if DEBUG
         BlockingWorkProbe.note(store.storage.location)
         #endif

@@ -319,7 +319,7 @@ public final class Vault: Sendable {
     ///
     /// Only the master key is re-wrapped: this costs one key derivation whatever the
     /// vault's size, and no item is rewritten. To replace the master key as well, as
-    /// after a leaked passphrase, use ``rekey(changingPassphraseTo:kdf:)``.
+    /// after a leaked passphrase, use ``rekey(changingPassphraseTo:kdf:)-22ork``.
     public func changePassphrase(to passphrase: String, kdf: KDFParameters = .moderate) throws(VaultError) {
         try changePassphrase(to: SecretBytes(passphrase), kdf: kdf)
     }
