@@ -30,7 +30,7 @@ import VaultKit
          "refusing the vault's directory /tmp: permissions 1777 make it a shared directory others can create files in; keep the vault in a directory of your own (mkdir -m 700 DIR)"),
         (.untrustedOwner(path: "/v/g", uid: 1001), "refusing /v/g: it belongs to another user (uid 1001)"),
         (.symbolicLink(path: "/v/h"), "refusing /v/h: it is a symbolic link; use the file's real path"),
-        (.keyChanged, "the vault was re-keyed by another process; open it again"),
+        (.keyChanged, "another process changed the vault's keys, and the passphrase or key this process opened it with does not open it now; open it again with the current one"),
         (.closed, "the vault is closed"),
         (.secretNotUTF8, "the secret is not valid UTF-8 text"),
         (.cryptoUnavailable, "libsodium could not be initialised"),

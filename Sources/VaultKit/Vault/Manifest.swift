@@ -229,15 +229,28 @@ extension UnlockedVault {
         manifestCheck.verified.rootRewrittenInTransaction()
     }
 
-    /// The stored generation, read under the same check as the root (rekey continues from it).
-    func verifiedGeneration() throws(VaultError) -> UInt64 {
-        try verifiedStoredRoot().generation
+    /// The stored header and generation, read under the same check as the root: what a
+    /// re-key builds its header on and continues the generation from.
+    func verifiedHeaderAndGeneration() throws(VaultError) -> (header: VaultHeader, generation: UInt64) {
+        let (_, header, generation) = try verifiedStoredRoot()
+        return (header, generation)
     }
 
     /// The stored root and generation, and the vault id, verified: what a rollback guard compares.
     func verifiedState() throws(VaultError) -> (vaultID: [UInt8], generation: UInt64, root: ManifestDigest) {
         let (root, header, generation) = try store.readTransaction { () throws(VaultError) in try verifiedStoredRoot() }
         return (header.vaultID, generation, root)
+    }
+
+    /// ``verifiedState()``, following a re-key by another process (which changes the key
+    /// of the tag) once, as ``verifyManifestFollowingRekey(bucket:force:)`` does.
+    mutating func verifiedStateFollowingRekey() throws(VaultError) -> (vaultID: [UInt8], generation: UInt64, root: ManifestDigest) {
+        do {
+            return try verifiedState()
+        } catch let error where error.code == .tampered {
+            guard try refreshKeysIfRekeyed() else { throw error }
+            return try verifiedState()
+        }
     }
 
     /// Recomputes the whole manifest from the rows under `keys`, tagged with `header` at

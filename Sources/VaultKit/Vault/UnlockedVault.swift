@@ -12,6 +12,10 @@ struct UnlockedVault {
     /// Kept (locked in memory) so a re-key by another process can be followed and
     /// ``Vault/rekey()`` needs no passphrase; `nil` when a host key unlocked the vault.
     var keyEncryptionKey: SecureBuffer?
+    /// The passphrase this handle was opened with (or last set), locked in memory, so a
+    /// change of the wrapping by another process (a new salt or cost for the same
+    /// passphrase, as `vault passwd` makes) can be followed; `nil` for a raw key or host key.
+    var passphrase: SecretBytes? = nil
     /// The host key that unlocked the vault, if one did: it follows a re-key through
     /// this host's wrap instead of the header's.
     var hostKey: HostKeyPair? = nil

@@ -157,6 +157,10 @@ extension Vault {
         try await offPool { () throws(VaultError) in try self.rekey() }
     }
 
+    public func rekey(changingPassphraseTo passphrase: SecretBytes, kdf: KDFParameters = .moderate) async throws(VaultError) {
+        try await offPool { () throws(VaultError) in try self.rekey(changingPassphraseTo: passphrase, kdf: kdf) }
+    }
+
     @discardableResult
     public func verify() async throws(VaultError) -> Int {
         try await offPool { () throws(VaultError) in try self.verify() }

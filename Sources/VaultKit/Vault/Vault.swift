@@ -78,7 +78,7 @@ public final class Vault: Sendable {
         BlockingWorkProbe.note(path)
         #endif
         let keyEncryptionKey = try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: kdf)
-        return try create(at: path, keySource: .passphrase(salt: salt, parameters: kdf), keyEncryptionKey: keyEncryptionKey, busyTimeout: busyTimeout)
+        return try create(at: path, keySource: .passphrase(salt: salt, parameters: kdf), keyEncryptionKey: keyEncryptionKey, passphrase: passphrase, busyTimeout: busyTimeout)
     }
 
     /// Creates a vault unlocked by a raw 32-byte key, with no key derivation.
@@ -89,7 +89,7 @@ public final class Vault: Sendable {
         try FileSystem.createParentDirectories(of: path)
         try FileSystem.checkDirectory(of: path)
         let keyEncryptionKey = key.withUnsafeBytes { SecureBuffer(copying: $0, lockInMemory: true) }
-        return try create(at: path, keySource: .rawKey, keyEncryptionKey: keyEncryptionKey, busyTimeout: busyTimeout)
+        return try create(at: path, keySource: .rawKey, keyEncryptionKey: keyEncryptionKey, passphrase: nil, busyTimeout: busyTimeout)
     }
 
     /// Fails early, before a slow key derivation, when the path is taken; the final
@@ -98,7 +98,7 @@ public final class Vault: Sendable {
         if FileManager.default.fileExists(atPath: path) { throw .vaultAlreadyExists(path: path) }
     }
 
-    private static func create(at path: String, keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer, busyTimeout: Duration) throws(VaultError) -> Vault {
+    private static func create(at path: String, keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer, passphrase: SecretBytes?, busyTimeout: Duration) throws(VaultError) -> Vault {
         try refuseExisting(path)
         let (keys, header) = newKeys(keySource: keySource, keyEncryptionKey: keyEncryptionKey)
         let temporary = try FileSystem.createTemporaryFile(besides: path)
@@ -112,7 +112,7 @@ public final class Vault: Sendable {
             throw error
         }
         let database = try openDatabase(path, busyTimeout: busyTimeout)
-        return Vault(path: path, unlocked: UnlockedVault(store: VaultStore(database), keys: keys, keyEncryptionKey: keyEncryptionKey, header: header))
+        return Vault(path: path, unlocked: UnlockedVault(store: VaultStore(database), keys: keys, keyEncryptionKey: keyEncryptionKey, passphrase: passphrase.map(UnlockedVault.held), header: header))
     }
 
     /// A new random master key, and the header that wraps it under `keyEncryptionKey`.
@@ -135,7 +135,7 @@ public final class Vault: Sendable {
     package static func create(in storage: sending any VaultStorage, key: VaultKey) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
         let keyEncryptionKey = key.withUnsafeBytes { SecureBuffer(copying: $0, lockInMemory: true) }
-        return try create(in: storage, keySource: .rawKey, keyEncryptionKey: keyEncryptionKey)
+        return try create(in: storage, keySource: .rawKey, keyEncryptionKey: keyEncryptionKey, passphrase: nil)
     }
 
     /// Creates a vault protected by a passphrase in empty `storage` (see ``create(in:key:)``).
@@ -143,27 +143,27 @@ public final class Vault: Sendable {
         try Sodium.ensureInitialized()
         let salt = Sodium.randomBytes(count: PassphraseKDF.saltByteCount)
         let keyEncryptionKey = try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: kdf)
-        return try create(in: storage, keySource: .passphrase(salt: salt, parameters: kdf), keyEncryptionKey: keyEncryptionKey)
+        return try create(in: storage, keySource: .passphrase(salt: salt, parameters: kdf), keyEncryptionKey: keyEncryptionKey, passphrase: passphrase)
     }
 
-    private static func create(in storage: sending any VaultStorage, keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer) throws(VaultError) -> Vault {
+    private static func create(in storage: sending any VaultStorage, keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer, passphrase: SecretBytes?) throws(VaultError) -> Vault {
         let (keys, header) = newKeys(keySource: keySource, keyEncryptionKey: keyEncryptionKey)
         try VaultStore.converting { () throws(StorageError) in
             try storage.createVault(header: header, manifestTag: keys.manifestRootTag(.zero, header: header, generation: 0))
         }
-        return Vault(path: storage.location, unlocked: UnlockedVault(store: VaultStore(storage), keys: keys, keyEncryptionKey: keyEncryptionKey, header: header))
+        return Vault(path: storage.location, unlocked: UnlockedVault(store: VaultStore(storage), keys: keys, keyEncryptionKey: keyEncryptionKey, passphrase: passphrase.map(UnlockedVault.held), header: header))
     }
 
     /// Opens the vault in `storage` with its raw key (see ``create(in:key:)``).
     package static func open(_ storage: sending any VaultStorage, key: VaultKey) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
-        return try unlock(VaultStore(storage), path: storage.location, upgradingFormatOne: false, keyEncryptionKey: rawKeyUnlocking(key))
+        return try unlock(VaultStore(storage), path: storage.location, upgradingFormatOne: false, passphrase: nil, keyEncryptionKey: rawKeyUnlocking(key))
     }
 
     /// Opens the vault in `storage` with its passphrase (see ``create(in:key:)``).
     package static func open(_ storage: sending any VaultStorage, passphrase: SecretBytes) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
-        return try unlock(VaultStore(storage), path: storage.location, upgradingFormatOne: false, keyEncryptionKey: passphraseUnlocking(passphrase, noting: storage.location))
+        return try unlock(VaultStore(storage), path: storage.location, upgradingFormatOne: false, passphrase: passphrase, keyEncryptionKey: passphraseUnlocking(passphrase, noting: storage.location))
     }
 
     static func openDatabase(_ path: String, busyTimeout: Duration) throws(VaultError) -> VaultDatabase {
@@ -219,7 +219,7 @@ public final class Vault: Sendable {
     }
 
     private static func open(at path: String, busyTimeout: Duration, upgradingFormatOne: Bool, passphrase: SecretBytes) throws(VaultError) -> Vault {
-        try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: upgradingFormatOne, keyEncryptionKey: passphraseUnlocking(passphrase, noting: path))
+        try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: upgradingFormatOne, passphrase: passphrase, keyEncryptionKey: passphraseUnlocking(passphrase, noting: path))
     }
 
     /// The key-encryption key of a vault unlocked by `passphrase`, refusing a raw-key vault.
@@ -236,7 +236,7 @@ public final class Vault: Sendable {
     }
 
     private static func open(at path: String, busyTimeout: Duration, upgradingFormatOne: Bool, key: VaultKey) throws(VaultError) -> Vault {
-        try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: upgradingFormatOne, keyEncryptionKey: rawKeyUnlocking(key))
+        try open(at: path, busyTimeout: busyTimeout, upgradingFormatOne: upgradingFormatOne, passphrase: nil, keyEncryptionKey: rawKeyUnlocking(key))
     }
 
     /// The key-encryption key of a vault unlocked by `key`, refusing a passphrase vault.
@@ -250,19 +250,19 @@ public final class Vault: Sendable {
     }
 
     private static func open(
-        at path: String, busyTimeout: Duration, upgradingFormatOne: Bool,
+        at path: String, busyTimeout: Duration, upgradingFormatOne: Bool, passphrase: SecretBytes?,
         keyEncryptionKey derive: (VaultHeader) throws(VaultError) -> SecureBuffer
     ) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
         try FileSystem.checkExistingVault(at: path)
         let database = try openDatabase(path, busyTimeout: busyTimeout)
-        return try unlock(VaultStore(database), path: path, upgradingFormatOne: upgradingFormatOne, keyEncryptionKey: derive)
+        return try unlock(VaultStore(database), path: path, upgradingFormatOne: upgradingFormatOne, passphrase: passphrase, keyEncryptionKey: derive)
     }
 
     /// Checks the header and schema of an opened storage, unwraps the master key, and
     /// upgrades an older format: what opening does on any ``VaultStorage``.
     private static func unlock(
-        _ store: sending VaultStore, path: String, upgradingFormatOne: Bool,
+        _ store: sending VaultStore, path: String, upgradingFormatOne: Bool, passphrase: SecretBytes?,
         keyEncryptionKey derive: (VaultHeader) throws(VaultError) -> SecureBuffer
     ) throws(VaultError) -> Vault {
         var header = try store.readHeader()
@@ -284,7 +284,7 @@ public final class Vault: Sendable {
         if header.formatVersion < VaultHeader.currentFormatVersion {
             header = try FormatUpgrade.run(store, keys: keys, keyEncryptionKey: keyEncryptionKey, upgradingFormatOne: upgradingFormatOne)
         }
-        return Vault(path: path, unlocked: UnlockedVault(store: store, keys: keys, keyEncryptionKey: keyEncryptionKey, header: header))
+        return Vault(path: path, unlocked: UnlockedVault(store: store, keys: keys, keyEncryptionKey: keyEncryptionKey, passphrase: passphrase.map(UnlockedVault.held), header: header))
     }
 
     /// The Argon2id cost recorded for the current passphrase, or `nil` when a raw key
@@ -318,48 +318,22 @@ public final class Vault: Sendable {
     /// Changes the passphrase (or switches a key-unlocked vault to a passphrase).
     ///
     /// Only the master key is re-wrapped: this costs one key derivation whatever the
-    /// vault's size, and no item is rewritten.
+    /// vault's size, and no item is rewritten. To replace the master key as well, as
+    /// after a leaked passphrase, use ``rekey(changingPassphraseTo:kdf:)-22ork``.
     public func changePassphrase(to passphrase: String, kdf: KDFParameters = .moderate) throws(VaultError) {
         try changePassphrase(to: SecretBytes(passphrase), kdf: kdf)
     }
 
     /// Changes the passphrase, given in protected memory.
     public func changePassphrase(to passphrase: SecretBytes, kdf: KDFParameters = .moderate) throws(VaultError) {
-        try Sodium.ensureInitialized()
-        let salt = Sodium.randomBytes(count: PassphraseKDF.saltByteCount)
-        #if DEBUG
-        BlockingWorkProbe.note(path)
-        #endif
-        let keyEncryptionKey = try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: kdf)
-        try rewrap(keySource: .passphrase(salt: salt, parameters: kdf), keyEncryptionKey: keyEncryptionKey)
+        let wrapping = try UnlockedVault.NewWrapping(passphrase: passphrase, kdf: kdf, noting: path)
+        try withUnlocked { (vault) throws(VaultError) in try vault.rewrap(wrapping) }
     }
 
     /// Makes a raw key, instead of a passphrase, unlock the vault. O(1), like ``changePassphrase(to:kdf:)-9rpt6``.
     public func changeKey(to key: VaultKey) throws(VaultError) {
-        let keyEncryptionKey = key.withUnsafeBytes { SecureBuffer(copying: $0, lockInMemory: true) }
-        try rewrap(keySource: .rawKey, keyEncryptionKey: keyEncryptionKey)
-    }
-
-    private func rewrap(keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer) throws(VaultError) {
-        try withUnlocked { (vault) throws(VaultError) in
-            vault.manifestCheck.committing = nil
-            let header = try vault.store.writeTransaction { () throws(VaultError) -> VaultHeader in
-                try vault.refreshKeysIfRekeyed()
-                let (nonce, wrapped) = UnlockedVault.wrap(masterKey: vault.keys.masterKey, with: keyEncryptionKey)
-                // As stored, so the new tag covers the host wraps as they are now.
-                var header = try vault.store.readHeader()
-                header.keySource = keySource
-                header.masterKeyNonce = nonce
-                header.wrappedMasterKey = wrapped
-                // The manifest tag covers the header: re-tag the (verified) root for the new one.
-                try vault.retagManifestRoot(for: header)
-                try vault.store.updateKeyWrapping(header)
-                return header
-            }
-            vault.header = header
-            vault.keyEncryptionKey = keyEncryptionKey
-            vault.recordCommit()
-        }
+        let wrapping = UnlockedVault.NewWrapping(key: key)
+        try withUnlocked { (vault) throws(VaultError) in try vault.rewrap(wrapping) }
     }
 
     /// Replaces the master key with a new random one and re-seals every item under it,
@@ -369,73 +343,30 @@ public final class Vault: Sendable {
     /// passphrase or key stays the same. Other processes that have the vault open
     /// follow the change on their next call.
     public func rekey() throws(VaultError) {
-        try rekey(removingHost: nil)
+        try withUnlocked { (vault) throws(VaultError) in try vault.rekey(removingHost: nil, wrapping: nil) }
     }
 
-    /// ``rekey()``, also dropping the host key wrap named `removedHost` (``removeHost(_:)``):
+    /// Replaces the master key and the passphrase together, in one transaction: what to
+    /// do after a passphrase leaked (`vault passwd` does it).
+    ///
+    /// ``changePassphrase(to:kdf:)-9rpt6`` followed by ``rekey()-8484f`` is two commits: a failure
+    /// between them (a full disk during the re-key) would leave a vault that only the new
+    /// passphrase opens while the caller is told the change failed. Here a failure leaves
+    /// the old passphrase and master key in force, and success leaves only the new ones.
+    /// Other processes that opened the vault with the same new passphrase follow the
+    /// change; the others get ``VaultError/keyChanged``.
+    ///
+    /// - Throws: ``VaultError/keyDerivationFailed``, the errors of ``rekey()-8484f``.
+    public func rekey(changingPassphraseTo passphrase: SecretBytes, kdf: KDFParameters = .moderate) throws(VaultError) {
+        let wrapping = try UnlockedVault.NewWrapping(passphrase: passphrase, kdf: kdf, noting: path)
+        try withUnlocked { (vault) throws(VaultError) in try vault.rekey(removingHost: nil, wrapping: wrapping) }
+    }
+
+    /// ``rekey()-8484f``, also dropping the host key wrap named `removedHost` (``removeHost(_:)``):
     /// every remaining wrap, the header's and each other host's, is rewritten to the new
     /// master key, so the removed host's wrap opens nothing the vault still holds.
-    func rekey(removingHost removedHost: String?) throws(VaultError) {
-        try withUnlocked { (vault) throws(VaultError) in
-            guard let keyEncryptionKey = vault.keyEncryptionKey else {
-                throw .invalidArgument(.rekeyNeedsPassphraseOrKey)
-            }
-            vault.manifestCheck.committing = nil
-            let (newKeys, header) = try vault.store.writeTransaction { () throws(VaultError) -> (KeyHierarchy, VaultHeader) in
-                try vault.refreshKeysIfRekeyed()
-                // A fresh manifest is built from the rows: they must be the right ones.
-                try vault.ensureManifestVerified(bucket: nil)
-                // Read while the stored header and wraps still match the tag.
-                let generation = try vault.verifiedGeneration() + 1
-                var hostWraps = try vault.store.readHostWraps()
-                if let removedHost {
-                    let named = { (wrap: StoredHostWrap) in wrap.name.utf8.elementsEqual(removedHost.utf8) }
-                    guard hostWraps?.contains(where: named) == true else { throw .invalidArgument(.noSuchHost) }
-                    hostWraps?.removeAll(where: named)
-                }
-                let newKeys = KeyHierarchy(masterKey: KeyHierarchy.randomMasterKey())
-                // One item at a time, from a list of row ids (32 bytes each): holding every
-                // re-sealed item at once cost about five times the vault's size in memory.
-                var oldIDs: [[UInt8]] = []
-                try vault.store.forEachRowIdentity(in: nil) { (lookupID, _, _) throws(VaultError) in oldIDs.append(Array(lookupID)) }
-                for oldID in oldIDs {
-                    let current = vault
-                    let sealed = try vault.store.withSealedItem(lookupID: oldID) { (_, nonce, sealed) throws(VaultError) in
-                        let (item, plaintext, range) = try current.openRecord(lookupID: oldID, expected: nil, nonce: nonce, sealed: sealed)
-                        return UnlockedVault.seal(
-                            item, secret: SecretBytes(record: plaintext, range: range),
-                            lookupID: newKeys.lookupID(service: item.service, account: item.account),
-                            serviceTag: newKeys.serviceTag(service: item.service),
-                            keys: newKeys
-                        )
-                    }
-                    guard let sealed else { throw .corrupted(reason: .rowVanishedDuringRekey) }
-                    _ = try vault.store.delete(lookupID: oldID)
-                    // New row ids are hashes under the new key: meeting an old one is a 2^-256 event.
-                    guard try vault.insertIfAbsent(sealed) else { throw .corrupted(reason: .rekeyedRowIDInUse) }
-                }
-                let (nonce, wrapped) = UnlockedVault.wrap(masterKey: newKeys.masterKey, with: keyEncryptionKey)
-                var header = vault.header
-                if let hostWraps {
-                    let resealed = try HostWraps.resealed(hostWraps, to: newKeys.masterKey)
-                    try vault.store.replaceHostWraps(resealed)
-                    header.hostWrapsDigest = HostWraps.digest(resealed)
-                } else {
-                    header.hostWrapsDigest = nil
-                }
-                header.masterKeyNonce = nonce
-                header.wrappedMasterKey = wrapped
-                header.masterKeyCheck = newKeys.keyCheck
-                try vault.store.updateKeyWrapping(header)
-                let root = try UnlockedVault.rebuildManifest(store: vault.store, keys: newKeys, header: header, generation: generation)
-                vault.manifestCheck.committing = (generation, root)
-                return (newKeys, header)
-            }
-            vault.keys = newKeys
-            vault.header = header
-            vault.manifestCheck.keysChanged()
-            vault.recordCommit()
-        }
+    func rekey(removingHost removedHost: String) throws(VaultError) {
+        try withUnlocked { (vault) throws(VaultError) in try vault.rekey(removingHost: removedHost, wrapping: nil) }
     }
 
     // MARK: Rollback guard
@@ -458,10 +389,10 @@ public final class Vault: Sendable {
     ///   ``VaultError/io(path:errno:)`` and the permission errors for the record's directory.
     public func useRollbackGuard(_ rollbackGuard: RollbackGuard, acceptingCurrentState: Bool = false) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
-            let vaultID = try vault.verifiedState().vaultID
+            let vaultID = try vault.verifiedStateFollowingRekey().vaultID
             let file = try RollbackGuardFile(rollbackGuard, vaultID: vaultID)
             try file.check(keys: vault.keys, vaultPath: path, accepting: acceptingCurrentState) { () throws(VaultError) in
-                let state = try vault.verifiedState()
+                let state = try vault.verifiedStateFollowingRekey()
                 guard state.vaultID == vaultID else { throw .tampered(reason: .vaultIDChanged) }
                 return (state.generation, state.root)
             }
@@ -480,9 +411,27 @@ public final class Vault: Sendable {
             defer { lockOwner.store(0, ordering: .releasing) }
             guard var vault = state.take() else { throw .closed }
             defer { state = closeWhenUnlocked.exchange(false, ordering: .acquiringAndReleasing) ? nil : vault }
-            return try body(&vault)
+            // Another process changed the keys in a way this handle could not follow inside
+            // the transaction (a new salt for the same passphrase). `keyChanged` is thrown
+            // before anything is written, so `body` runs again when the passphrase this
+            // handle holds opens the new wrapping: again after each such change that lands
+            // in between (each one another process's commit), up to a bound.
+            var follows = 0
+            while true {
+                do throws(VaultError) {
+                    return try body(&vault)
+                } catch .keyChanged {
+                    follows += 1
+                    guard follows <= Self.maximumFollowedKeyChanges, try vault.followChangedWrapping() else { throw .keyChanged }
+                }
+            }
         }
     }
+
+    /// How many changes of the wrapping by other processes one call follows before it
+    /// gives up with ``VaultError/keyChanged``: far more than a person runs `vault passwd`
+    /// while one write waits.
+    private static let maximumFollowedKeyChanges = 16
 
     private static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components

@@ -43,7 +43,7 @@ extension VaultError: CustomStringConvertible {
             return "refusing \(path): permissions \(String(mode & 0o777, radix: 8)) let group or others write it (chmod 600)"
         case .untrustedOwner: return "refusing \(path): it belongs to another user (uid \(uid ?? 0))"
         case .symbolicLink: return "refusing \(path): it is a symbolic link; use the file's real path"
-        case .keyChanged: return "the vault was re-keyed by another process; open it again"
+        case .keyChanged: return "another process changed the vault's keys, and the passphrase or key this process opened it with does not open it now; open it again with the current one"
         case .closed: return "the vault is closed"
         case .batchEnded: return "a VaultBatch can only be used inside its batch closure, on the closure's thread"
         case .reentrantCall: return "the vault was called from inside its own batch closure; use the VaultBatch instead"

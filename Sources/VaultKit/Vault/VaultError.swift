@@ -119,7 +119,9 @@ extension VaultError {
     }
     /// The vault's path (or a side file's) is a symbolic link.
     public static func symbolicLink(path: String) -> VaultError { VaultError(.symbolicLink, path: path) }
-    /// Another process re-keyed the vault and this handle cannot follow; open it again.
+    /// Another process changed the vault's keys in a way this handle cannot follow: the
+    /// passphrase, key or host key it was opened with no longer opens the vault (a re-key
+    /// with the same passphrase or key is followed). Open it again with the current one.
     public static let keyChanged = VaultError(.keyChanged)
     /// The vault was closed with ``Vault/close()-hsjn``.
     public static let closed = VaultError(.closed)

@@ -11,9 +11,11 @@ struct PasswdCommand: ParsableCommand {
             $VAULT_NEW_PASSPHRASE, else a no-echo prompt answered twice. A vault opened \
             with a key file becomes a passphrase vault.
 
-            Then the vault is re-keyed: a new master key, every item re-sealed (as \
-            'vault rekey'), so that whoever has the old passphrase and an old copy of \
-            the file cannot read what is written from now on. That costs time in \
+            The vault is re-keyed at the same time: a new master key, every item \
+            re-sealed (as 'vault rekey'), so that whoever has the old passphrase and an \
+            old copy of the file cannot read what is written from now on. Both happen \
+            in one transaction: if the command fails, the old passphrase still opens the \
+            vault; if it succeeds, only the new one does. That costs time in \
             proportion to the vault's size; --rewrap-only skips it and only re-wraps \
             the master key (instant), for a passphrase changed on schedule rather than \
             because it leaked.
@@ -39,9 +41,12 @@ struct PasswdCommand: ParsableCommand {
         defer { vault.close() }
         let parameters = try requested ?? vault.kdfParameters ?? .moderate
         let passphrase = try Credentials.replacementPassphrase(for: vault.path)
-        try vault.changePassphrase(to: passphrase, kdf: parameters)
-        // After the new passphrase is in place: a crash in between leaves a vault that
-        // only the new passphrase opens, with the old master key, which 'vault rekey' fixes.
-        if !rewrapOnly { try vault.rekey() }
+        // One transaction either way: a failure (a full disk, a file size limit) leaves
+        // the old passphrase in force, and success leaves only the new one.
+        if rewrapOnly {
+            try vault.changePassphrase(to: passphrase, kdf: parameters)
+        } else {
+            try vault.rekey(changingPassphraseTo: passphrase, kdf: parameters)
+        }
     }
 }
