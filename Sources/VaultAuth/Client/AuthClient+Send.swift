@@ -77,6 +77,8 @@ extension AuthClient {
         guard let current = tokens else { throw .signedOut(signOutReason) }
         if unpersisted { await retryUnpersistedWrite(of: current) }
         guard current.expires(within: configuration.refreshLeeway, at: configuration.now()) else { return current }
+        // Nothing to renew them with (no refresh token): valid until they expire or are rejected.
+        if !strategy.canRefresh(current), !current.isExpired(at: configuration.now()) { return current }
         do {
             return try await refreshed(replacing: current)
         } catch {
