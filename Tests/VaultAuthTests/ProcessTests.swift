@@ -82,7 +82,7 @@ import VaultKit
         fixture.server.firstUseHook.withLock {
             $0 = { token in
                 // Read the child's vault from this process: the token must be stored already.
-                let stored = try? TokenStore(vault: Vault.open(at: path, key: key), issuer: issuer, account: "alice").load()
+                let stored = try? await TokenStore(vault: Vault.open(at: path, key: key), issuer: issuer, account: "alice").load()
                 if stored?.accessToken != token { violations.withLock { $0.append("token used before it was stored") } }
                 guard useCount.withLock({ $0 += 1; return $0 }) == 3 else { return }
                 // Hold the child's request until it is dead: it cannot go on to its next refresh.

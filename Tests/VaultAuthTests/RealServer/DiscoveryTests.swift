@@ -77,8 +77,8 @@ import VaultKit
     }
 
     static let issuer = URL(string: "https://auth.example.com/tenant")!
-    static let document: [String: Any] = ["issuer": "https://auth.example.com/tenant",
-                                          "token_endpoint": "https://auth.example.com/tenant/token"]
+    static var document: [String: Any] { ["issuer": "https://auth.example.com/tenant",
+                                          "token_endpoint": "https://auth.example.com/tenant/token"] }
 
     @Test func aDocumentNamingAnotherIssuerIsRefused() async throws {
         var forged = Self.document
