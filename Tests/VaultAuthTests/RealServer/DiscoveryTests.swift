@@ -11,7 +11,7 @@ import VaultKit
     /// Only the OpenID Connect document (the toolkit mounted under /o/): found after RFC 8414's
     /// location answers 404, fetched once, and enough to sign a service in and call the API.
     @Test func openIDConnectDiscoveryConfiguresAWorkingClient() async throws {
-        let world = try await RealServerWorld.make()
+        let world = try await RealServerWorld.make(DjangoOAuthServer.Options(openID: true))
         defer { world.server.stop() }
         let discovery = AuthorizationServerDiscovery()
         let metadata = try await discovery.metadata(for: world.server.issuerURL)

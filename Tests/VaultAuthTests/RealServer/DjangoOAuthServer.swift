@@ -20,8 +20,10 @@ final class DjangoOAuthServer: Sendable {
         var graceSeconds = 0
         /// `ACCESS_TOKEN_EXPIRE_SECONDS`.
         var accessTokenSeconds = 300
-        /// Also serve the RFC 8414 document at the root (`/.well-known/oauth-authorization-server/o`);
-        /// OpenID Connect discovery under the issuer is always served.
+        /// OpenID Connect on, with its discovery document under the issuer (off by default: with
+        /// it on, the toolkit answers the refresh-token grants of password logins with 500).
+        var openID = false
+        /// Also serve the RFC 8414 document at the root (`/.well-known/oauth-authorization-server/o`).
         var rootMetadata = false
     }
 
@@ -75,6 +77,7 @@ final class DjangoOAuthServer: Sendable {
             "VAULTAUTH_OAUTH_GRACE_SECONDS": "\(options.graceSeconds)",
             "VAULTAUTH_OAUTH_ACCESS_SECONDS": "\(options.accessTokenSeconds)",
             "VAULTAUTH_OAUTH_ROOT_METADATA": options.rootMetadata ? "1" : "0",
+            "VAULTAUTH_OAUTH_OIDC": options.openID ? "1" : "0",
             "PYTHONDONTWRITEBYTECODE": "1",
         ])
         let process = try ChildProcess("/usr/bin/env", ["python3", managePy, "vaultauth_test_server"], environment: environment)
