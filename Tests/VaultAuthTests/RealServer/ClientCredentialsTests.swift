@@ -98,6 +98,25 @@ import VaultKit
         #expect(counters["resource-status:401", default: 0] == 0, "\(counters)")
     }
 
+    /// A token the server stopped accepting (revoked, RFC 7009) is renewed on the 401, and the call retried.
+    @Test func aRejectedTokenIsRenewedByTheGrant() async throws {
+        let world = try await RealServerWorld.make()
+        defer { world.server.stop() }
+        let client = try client(world)
+        try await client.signIn()
+        let first = try #require(await client.currentTokens)
+        await client.strategy.revoke(first, transport: URLSessionTransport())
+        #expect(try await world.server.resourceStatus(with: first.accessToken) == 401)
+
+        #expect(try await client.send(HTTPRequest(url: world.server.resourceURL)).status == 200)
+        let renewed = try #require(await client.currentTokens)
+        #expect(renewed.accessToken != first.accessToken)
+        await #expect(try client.store.load() == renewed)
+        let counters = try await world.server.counters()
+        #expect(counters["token:client_credentials"] == 2, "\(counters)")
+        #expect(counters["resource-status:401"] == 2, "the test's check and the client's first try: \(counters)")
+    }
+
     /// A wrong secret at renewal is the client's configuration: the token is kept, nobody is signed out.
     @Test func aRefusedClientAtRenewalKeepsTheToken() async throws {
         let world = try await RealServerWorld.make(DjangoOAuthServer.Options(accessTokenSeconds: 5))
