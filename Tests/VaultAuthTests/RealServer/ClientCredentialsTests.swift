@@ -98,11 +98,14 @@ import VaultKit
         #expect(counters["resource-status:401", default: 0] == 0, "\(counters)")
     }
 
-    /// A token the server stopped accepting (revoked, RFC 7009) is renewed on the 401, and the call retried.
-    @Test func aRejectedTokenIsRenewedByTheGrant() async throws {
+    /// A token the server stopped accepting (revoked, RFC 7009) is renewed on the 401, and the
+    /// call retried; with `client_secret_basic` and `client_secret_post` alike.
+    @Test(arguments: [false, true])
+    func aRejectedTokenIsRenewedByTheGrant(_ secretInTheBody: Bool) async throws {
         let world = try await RealServerWorld.make()
         defer { world.server.stop() }
-        let client = try client(world)
+        let client = try client(world, secretInTheBody
+            ? .post(clientID: DjangoOAuthServer.Client.serviceID, secret: DjangoOAuthServer.Client.serviceSecret) : Self.service)
         try await client.signIn()
         let first = try #require(await client.currentTokens)
         await client.strategy.revoke(first, transport: URLSessionTransport())
