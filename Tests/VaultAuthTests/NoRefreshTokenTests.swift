@@ -21,6 +21,8 @@ import VaultKit
         let client = try AuthClient(store: fixture.store(), strategy: fixture.oauthStrategy(), configuration: fixture.configuration())
         let tokens = try await accessOnly(fixture)
         try await client.signIn(with: tokens)
+        try await client.refreshNow()    // nothing to refresh with: kept, no request
+        #expect(await client.currentTokens == tokens)
 
         fixture.clock.advance(by: 250)   // 50 s left of 300: inside the 60 s leeway, still valid
         #expect(try await client.send(fixture.resource).status == 200)
