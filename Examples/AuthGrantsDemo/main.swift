@@ -2,7 +2,8 @@
 // authorization server with django-oauth-toolkit's URL layout, each ending in a signed-in
 // AuthClient that stores the tokens in a vault and calls the API once.
 //
-//   auth-grants-demo <vault> <server> client-credentials   the client secret in AUTH_DEMO_CLIENT_SECRET
+//   auth-grants-demo <vault> <server> client-credentials   the client secret in AUTH_DEMO_CLIENT_SECRET; the
+//                                                          endpoints from <server>/o's discovery document
 //   auth-grants-demo <vault> <server> password <user>      the password on stdin (first line)
 //   auth-grants-demo <vault> <server> authorization-code   prints the URL to open, then reads the URL
 //                                                          the browser landed on from stdin
@@ -48,12 +49,28 @@ let tokenEndpoint = server.appendingPathComponent("o/token/")
 let client: ClientAuthentication = environment["AUTH_DEMO_CLIENT_SECRET"].map { .basic(clientID: clientID, secret: $0) }
     ?? .none(clientID: clientID)
 let grants = OAuth2Grants(tokenEndpoint: tokenEndpoint, client: client)
+let store = TokenStore(vault: vault, issuer: server.absoluteString, account: "demo")
+let api = HTTPRequest(url: server.appendingPathComponent("api/me"))
+
+do {
+    if arguments[3] == "client-credentials" {
+        // A service: endpoints from the issuer's discovery document, the first token and every
+        // renewal by the client-credentials grant (no refresh token needed).
+        let metadata = try await AuthorizationServerDiscovery().metadata(for: server.appendingPathComponent("o"))
+        let auth = try AuthClient(store: store, strategy: try metadata.clientCredentialsStrategy(client: client, scope: "read"))
+        try await auth.signIn()
+        say("signed in: \(await auth.currentTokens.map { "\($0)" } ?? "no tokens")")
+        let response = try await auth.send(api)
+        say("API \(response.status) \(String(decoding: response.body, as: UTF8.self))")
+        exit(0)
+    }
+} catch {
+    fail("\(error)")
+}
 
 let tokens: TokenSet
 do {
     switch arguments[3] {
-    case "client-credentials":
-        tokens = try await grants.clientCredentials(scope: "read")
     case "password" where arguments.count >= 5:
         // Discouraged outside first-party apps: the app sees the password.
         guard let password = readLine(strippingNewline: true) else { fail("no password on stdin") }
@@ -72,12 +89,11 @@ do {
 }
 
 do {
-    let store = TokenStore(vault: vault, issuer: server.absoluteString, account: "demo")
     let auth = try AuthClient(store: store, strategy: OAuth2RefreshStrategy(
         tokenEndpoint: tokenEndpoint, client: client, revocationEndpoint: server.appendingPathComponent("o/revoke_token/")))
     try await auth.signIn(with: tokens)
     say("signed in: \(tokens)")
-    let response = try await auth.send(HTTPRequest(url: server.appendingPathComponent("api/me")))
+    let response = try await auth.send(api)
     say("API \(response.status) \(String(decoding: response.body, as: UTF8.self))")
 } catch {
     fail("\(error)")

@@ -44,6 +44,12 @@ public protocol AuthStrategy: Sendable {
     ///   ``StrategyError/Code/transient`` when it might work later.
     func refresh(_ tokens: TokenSet, transport: any HTTPTransport) async throws(StrategyError) -> TokenSet
 
+    /// Whether ``refresh(_:transport:)`` can renew `tokens` at all: `false` for tokens it has
+    /// nothing to renew with (no refresh token). The client then keeps using such tokens until
+    /// they expire or the server rejects them, instead of signing out at the refresh leeway.
+    /// Default `true`.
+    func canRefresh(_ tokens: TokenSet) -> Bool
+
     /// Whether ``relogin(transport:)`` can log in without the user (stored credentials).
     var canRelogin: Bool { get }
 
@@ -58,6 +64,8 @@ public protocol AuthStrategy: Sendable {
 }
 
 extension AuthStrategy {
+    public func canRefresh(_ tokens: TokenSet) -> Bool { true }
+
     public var canRelogin: Bool { false }
 
     public func relogin(transport: any HTTPTransport) async throws(StrategyError) -> TokenSet {

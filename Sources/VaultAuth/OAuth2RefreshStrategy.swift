@@ -43,6 +43,11 @@ public struct OAuth2RefreshStrategy: AuthStrategy {
         AuthFailure.classify(response, rejectedTokenStatuses: rejectedTokenStatuses)
     }
 
+    /// Whether `tokens` hold a refresh token. Tokens without one (client-credentials tokens
+    /// usually have none) are used until they expire or are rejected; ``ClientCredentialsStrategy``
+    /// renews those instead.
+    public func canRefresh(_ tokens: TokenSet) -> Bool { tokens.refreshToken != nil }
+
     public func refresh(_ tokens: TokenSet, transport: any HTTPTransport) async throws(StrategyError) -> TokenSet {
         guard let refreshToken = tokens.refreshToken else { throw .refused(.noRefreshToken) }
         return try await TokenEndpoint(url: tokenEndpoint, client: client)
@@ -61,10 +66,7 @@ public struct OAuth2RefreshStrategy: AuthStrategy {
     /// already gone from this device.
     public func revoke(_ tokens: TokenSet, transport: any HTTPTransport) async {
         guard let revocationEndpoint else { return }
-        let endpoint = TokenEndpoint(url: revocationEndpoint, client: client)
-        let parameters = tokens.refreshToken.map { [("token", $0), ("token_type_hint", "refresh_token")] }
-            ?? [("token", tokens.accessToken), ("token_type_hint", "access_token")]
-        _ = try? await transport.send(endpoint.formRequest(url: revocationEndpoint, parameters))
+        await TokenEndpoint(url: revocationEndpoint, client: client).revoke(tokens, transport: transport)
     }
 }
 

@@ -74,6 +74,14 @@ struct TokenEndpoint: Sendable {
                         sessionID: (object["session_id"] as? String) ?? previous?.sessionID)
     }
 
+    /// RFC 7009: revokes the refresh token (which also ends its access tokens), or the access
+    /// token when there is none. Best effort: the answer is ignored.
+    func revoke(_ tokens: TokenSet, transport: any HTTPTransport) async {
+        let parameters = tokens.refreshToken.map { [("token", $0), ("token_type_hint", "refresh_token")] }
+            ?? [("token", tokens.accessToken), ("token_type_hint", "access_token")]
+        _ = try? await transport.send(formRequest(url: url, parameters))
+    }
+
     func formRequest(url: URL, _ parameters: [(String, String)]) -> HTTPRequest {
         var parameters = parameters
         var request = HTTPRequest(method: "POST", url: url)

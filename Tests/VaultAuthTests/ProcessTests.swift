@@ -66,30 +66,44 @@ import VaultKit
         #expect(again.status == result.status)
     }
 
+    /// Killed while its request with the third access token waits for the API's answer: the
+    /// tokens were rotated and stored, and no refresh is in flight. The kill lands at a hook the
+    /// test holds, not after a count of uses: the child's next refresh cannot have started.
     @Test func killedRightAfterUsingRotatedTokensStaysSignedIn() async throws {
         let fixture = try await fixtureWithPassword()
-        defer { fixture.server.stop() }
+        let third = Event(), killed = Event()
+        defer {
+            killed.signal()
+            fixture.server.stop()
+        }
         let violations = Locked<[String]>([])
         let useCount = Locked(0)
-        let third = Event()
         let path = fixture.vaultPath, key = fixture.vaultKey, issuer = fixture.issuer
         fixture.server.firstUseHook.withLock {
             $0 = { token in
                 // Read the child's vault from this process: the token must be stored already.
-                let stored = try? TokenStore(vault: Vault.open(at: path, key: key), issuer: issuer, account: "alice").load()
+                let stored = try? await TokenStore(vault: Vault.open(at: path, key: key), issuer: issuer, account: "alice").load()
                 if stored?.accessToken != token { violations.withLock { $0.append("token used before it was stored") } }
-                if useCount.withLock({ $0 += 1; return $0 }) == 3 { third.signal() }
+                guard useCount.withLock({ $0 += 1; return $0 }) == 3 else { return }
+                // Hold the child's request until it is dead: it cannot go on to its next refresh.
+                third.signal()
+                await killed.wait()
             }
         }
         let child = try start(fixture, "refresh-loop")
         #expect(await third.wait(seconds: 60), "\(String(decoding: child.outputSoFar, as: UTF8.self))")
         child.send(SIGKILL)
-        _ = try await offPool { child.wait(timeout: .seconds(30)) }
+        let result = try await offPool { child.wait(timeout: .seconds(30)) }
+        #expect(result.signal == SIGKILL)
         fixture.server.firstUseHook.withLock { $0 = nil }
+        killed.signal()
+        let refreshesAtKill = fixture.server.counters.refreshRequests
 
-        let result = try await restartAndCheck(fixture)
-        #expect(result.stdout.hasPrefix("SIGNED_IN"), "\(result.stdout)")
+        let check = try await restartAndCheck(fixture)
+        #expect(check.stdout.hasPrefix("SIGNED_IN"), "\(check.stdout)")
         #expect(fixture.server.counters.reuseDetections == 0)
+        // The restart's refresh presented the stored token, which the server had not rotated yet.
+        #expect(fixture.server.counters.refreshRequests == refreshesAtKill + 1)
         #expect(violations.withLock { $0 }.isEmpty)
     }
 

@@ -121,7 +121,11 @@ extension AuthClient {
 
     private func refusedRefresh(_ refusal: StrategyError, replacing current: TokenSet, expected: TokenSet??,
                                 in flight: SharedRefresh) async -> Result<TokenSet, AuthError> {
-        logger.notice("refresh refused", metadata: ["code": "\(refusal.reasonText)"])
+        if refusal.reason == .noRefreshToken {
+            logger.notice("the access token ran out or was rejected, and there is no refresh token")
+        } else {
+            logger.notice("refresh refused", metadata: ["code": "\(refusal.reasonText)"])
+        }
         emit(AuthEvent(.refreshRefused, failure: refusal))
         refused.insert(current)
         return await fallback(after: refusal, replacing: current, expected: expected, in: flight)

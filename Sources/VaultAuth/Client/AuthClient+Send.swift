@@ -57,9 +57,11 @@ extension AuthClient {
     }
 
     /// Refreshes now, whatever the expiry (or joins the refresh in flight). Counts as an early
-    /// refresh unless the tokens are due.
+    /// refresh unless the tokens are due. Valid tokens the strategy cannot refresh
+    /// (``AuthStrategy/canRefresh(_:)`` is `false`: no refresh token) are kept as they are.
     public func refreshNow() async throws(AuthError) {
         guard let current = tokens else { throw .signedOut(signOutReason) }
+        if refresh == nil, !strategy.canRefresh(current), !current.isExpired(at: configuration.now()) { return }
         _ = try await refreshed(replacing: current)
     }
 
@@ -77,6 +79,8 @@ extension AuthClient {
         guard let current = tokens else { throw .signedOut(signOutReason) }
         if unpersisted { await retryUnpersistedWrite(of: current) }
         guard current.expires(within: configuration.refreshLeeway, at: configuration.now()) else { return current }
+        // Nothing to renew them with (no refresh token): valid until they expire or are rejected.
+        if !strategy.canRefresh(current), !current.isExpired(at: configuration.now()) { return current }
         do {
             return try await refreshed(replacing: current)
         } catch {

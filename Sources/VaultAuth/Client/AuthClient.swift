@@ -29,6 +29,8 @@ import VaultConcurrency
 ///   strategy logs in again without the user if it can, otherwise the client signs out and
 ///   deletes the tokens only if the vault still holds the refused ones.
 /// - A configuration error (`invalid_client`, ...), network errors, 5xx and 429 keep the tokens.
+/// - Tokens the strategy has nothing to refresh with (``AuthStrategy/canRefresh(_:)``: no
+///   refresh token) are used until they expire or are rejected, never dropped at the leeway.
 /// - Each sign-in and sign-out starts a new session epoch; a refresh that lands in a later
 ///   epoch is discarded (and its tokens revoked), so a sign-out is never undone.
 /// - Refreshes use the strategy with the raw transport, never ``send(_:)``.

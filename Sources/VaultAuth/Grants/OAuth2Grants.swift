@@ -32,8 +32,10 @@ public struct OAuth2Grants: Sendable {
     private var endpoint: TokenEndpoint { TokenEndpoint(url: tokenEndpoint, client: client) }
 
     /// The client-credentials grant (RFC 6749 section 4.4): a confidential client signs in as
-    /// itself, with no user. Servers usually issue no refresh token for it; the client then
-    /// gets a new access token with this grant when the old one expires.
+    /// itself, with no user. Servers usually issue no refresh token for it: give the
+    /// ``AuthClient`` a ``ClientCredentialsStrategy``, which renews the access token with this
+    /// grant before it expires (or after a 401). Under ``OAuth2RefreshStrategy`` the token is
+    /// used until it expires, and the client then signs out.
     public func clientCredentials(scope: String? = nil) async throws(StrategyError) -> TokenSet {
         try await endpoint.grant([("grant_type", "client_credentials")] + Self.scope(scope), previous: nil, transport: transport)
     }

@@ -8,6 +8,11 @@
 //                                                            stdin, one API call: STATUS 200 (0), SIGNED_OUT (3)
 //   vault-auth-test-client sign-out-on-go <vault> <server>   load the tokens, print READY, wait for a line on
 //                                                            stdin, sign out: SIGNED_OUT_DONE (0)
+//   vault-auth-test-client service-loop <vault> <server> <seconds>
+//                                                            a client-credentials service (secret in
+//                                                            VAULT_AUTH_TEST_CLIENT_SECRET, client_secret_basic):
+//                                                            API calls for <seconds>, `USED <fingerprint>` per
+//                                                            access token it sent, DONE <calls> (0)
 //
 // The vault key is hex in VAULT_AUTH_TEST_KEY; the account is "alice", whose password the
 // test stored in the vault. VAULT_AUTH_TEST_NO_RELOGIN=1 disables the stored-credentials fallback;
@@ -29,6 +34,14 @@ import Glibc
 /// Writes a line to stdout at once (print would buffer it in the pipe).
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data("\(line)\n".utf8))
+}
+
+/// A stable, non-reversible name for a token (64-bit FNV-1a), so tests can compare the tokens
+/// processes used without the tokens in any output.
+func fingerprint(_ token: String) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in token.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return String(hash, radix: 16)
 }
 
 func fail(_ message: String) -> Never {
@@ -60,10 +73,13 @@ let credentials = CredentialStore(vault: vault, issuer: issuer, account: "alice"
 let relogin = environment["VAULT_AUTH_TEST_NO_RELOGIN"] != "1"
 let tokenURL = base.appendingPathComponent(environment["VAULT_AUTH_TEST_TOKEN_PATH"] ?? "oauth/token")
 let clientID = environment["VAULT_AUTH_TEST_CLIENT_ID"] ?? "vaultauth-tests"
-let strategy = OAuth2RefreshStrategy(
-    tokenEndpoint: tokenURL, client: .none(clientID: clientID),
-    revocationEndpoint: base.appendingPathComponent(environment["VAULT_AUTH_TEST_REVOKE_PATH"] ?? "oauth/revoke"),
-    fallback: relogin ? StoredCredentialsStrategy(tokenEndpoint: tokenURL, client: .none(clientID: clientID), credentials: credentials) : nil)
+let revocationURL = base.appendingPathComponent(environment["VAULT_AUTH_TEST_REVOKE_PATH"] ?? "oauth/revoke")
+let strategy: any AuthStrategy = mode == "service-loop"
+    ? ClientCredentialsStrategy(tokenEndpoint: tokenURL, client: .basic(clientID: clientID, secret: environment["VAULT_AUTH_TEST_CLIENT_SECRET"] ?? ""),
+                                revocationEndpoint: revocationURL)
+    : OAuth2RefreshStrategy(
+        tokenEndpoint: tokenURL, client: .none(clientID: clientID), revocationEndpoint: revocationURL,
+        fallback: relogin ? StoredCredentialsStrategy(tokenEndpoint: tokenURL, client: .none(clientID: clientID), credentials: credentials) : nil)
 var configuration = AuthClient.Configuration()
 configuration.logger.logLevel = .info
 if mode == "serve", arguments.count >= 5 {
@@ -185,6 +201,30 @@ case "sign-out-on-go":
         say("ERROR \(error)")
         exit(1)
     }
+
+case "service-loop":
+    guard arguments.count >= 5, let seconds = Int(arguments[4]) else { fail("usage: service-loop <vault> <server> <seconds>") }
+    let end = ContinuousClock.now + .seconds(seconds)
+    var calls = 0, lastUsed = ""
+    while ContinuousClock.now < end {
+        do {
+            let response = try await client.send(resource)
+            guard response.status == 200 else { say("STATUS \(response.status)"); exit(1) }
+            calls += 1
+            // The token the call went out with is the current one: a renewal lands before the send.
+            if let used = await client.currentTokens.map({ fingerprint($0.accessToken) }), used != lastUsed {
+                say("USED \(used)")
+                lastUsed = used
+            }
+        } catch {
+            if error.code == .signedOut, let reason = error.signOutReason { say("SIGNED_OUT \(reason)"); exit(3) }
+            say("ERROR \(error)")
+            exit(1)
+        }
+        try? await Task.sleep(for: .milliseconds(100))
+    }
+    say("DONE \(calls)")
+    exit(0)
 
 default:
     fail("unknown mode \(mode)")

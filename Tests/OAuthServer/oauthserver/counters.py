@@ -1,4 +1,5 @@
-"""Counts what the server was asked, for the tests: token requests by grant type, revocations."""
+"""Counts what the server was asked, for the tests: token requests by grant type and their statuses,
+revocations, protected-resource answers by status, and discovery documents served."""
 import json
 import threading
 
@@ -28,7 +29,11 @@ class CountingMiddleware:
             count("token:" + request.POST.get("grant_type", "none"))
         elif request.method == "POST" and request.path == "/o/revoke_token/":
             count("revoke")
+        elif "/.well-known/" in request.path:
+            count("discovery")
         response = self.get_response(request)
         if request.path == "/o/token/":
             count("token-status:%d" % response.status_code)
+        elif request.path.startswith("/api/"):
+            count("resource-status:%d" % response.status_code)
         return response

@@ -4,9 +4,19 @@ VAULTAUTH_OAUTH_DB                 the SQLite file (a throwaway one in a tempora
 VAULTAUTH_OAUTH_REUSE_PROTECTION   "1": a rotated refresh token presented again revokes its whole family
 VAULTAUTH_OAUTH_GRACE_SECONDS      REFRESH_TOKEN_GRACE_PERIOD_SECONDS (default 0)
 VAULTAUTH_OAUTH_ACCESS_SECONDS     ACCESS_TOKEN_EXPIRE_SECONDS (default 300)
+VAULTAUTH_OAUTH_OIDC               "1": OpenID Connect on, with its discovery document
+                                   (/o/.well-known/openid-configuration); off by default: with it on,
+                                   the toolkit answered refresh-token grants of password logins with 500
+VAULTAUTH_OAUTH_ROOT_METADATA      "1": also serve the RFC 8414 document at the server root
+                                   (/.well-known/oauth-authorization-server/o)
+
+OpenID Connect needs an RSA signing key: a new one is generated at each start that enables it, never stored.
 """
 import os
 import secrets
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 
 BASE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -62,7 +72,7 @@ OAUTH2_PROVIDER = {
     "REFRESH_TOKEN_REUSE_PROTECTION": os.environ.get("VAULTAUTH_OAUTH_REUSE_PROTECTION") == "1",
     "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": int(os.environ.get("VAULTAUTH_OAUTH_GRACE_SECONDS", "0")),
     "PKCE_REQUIRED": True,
-    "SCOPES": {"read": "Read", "write": "Write"},
+    "SCOPES": {"openid": "OpenID Connect", "read": "Read", "write": "Write"},
 }
 
 LOGGING = {
@@ -73,3 +83,10 @@ LOGGING = {
     "loggers": {"django.server": {"handlers": [], "level": "CRITICAL", "propagate": False},
                 "django": {"handlers": ["stderr"], "level": "ERROR"}},
 }
+
+ROOT_METADATA = os.environ.get("VAULTAUTH_OAUTH_ROOT_METADATA") == "1"
+
+if os.environ.get("VAULTAUTH_OAUTH_OIDC") == "1":
+    OAUTH2_PROVIDER["OIDC_ENABLED"] = True
+    OAUTH2_PROVIDER["OIDC_RSA_PRIVATE_KEY"] = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()

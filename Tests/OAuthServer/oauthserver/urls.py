@@ -2,9 +2,11 @@
 and what the tests read."""
 import json
 
+from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.http import HttpResponse
 from django.urls import include, path
+from oauth2_provider.urls import metadata_urlpatterns
 from oauth2_provider.views import ProtectedResourceMetadataView, ProtectedResourceView
 
 from . import counters
@@ -42,3 +44,7 @@ urlpatterns = [
     path("callback", callback),
     path("test/counters", counters.snapshot),
 ]
+
+if settings.ROOT_METADATA:
+    # RFC 8414's own location for an issuer with a path: the root, with the issuer's path appended.
+    urlpatterns.append(path("", include(metadata_urlpatterns)))

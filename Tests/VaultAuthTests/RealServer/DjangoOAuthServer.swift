@@ -20,6 +20,11 @@ final class DjangoOAuthServer: Sendable {
         var graceSeconds = 0
         /// `ACCESS_TOKEN_EXPIRE_SECONDS`.
         var accessTokenSeconds = 300
+        /// OpenID Connect on, with its discovery document under the issuer (off by default: with
+        /// it on, the toolkit answers the refresh-token grants of password logins with 500).
+        var openID = false
+        /// Also serve the RFC 8414 document at the root (`/.well-known/oauth-authorization-server/o`).
+        var rootMetadata = false
     }
 
     /// The clients the server seeds (Tests/OAuthServer/.../vaultauth_test_server.py).
@@ -46,6 +51,8 @@ final class DjangoOAuthServer: Sendable {
         self.process = process
     }
 
+    /// The issuer identifier the toolkit states in its metadata: the URL it is mounted at.
+    var issuerURL: URL { baseURL.appendingPathComponent("o") }
     var tokenURL: URL { baseURL.appendingPathComponent("o/token/") }
     var revokeURL: URL { baseURL.appendingPathComponent("o/revoke_token/") }
     var authorizeURL: URL { baseURL.appendingPathComponent("o/authorize/") }
@@ -69,6 +76,8 @@ final class DjangoOAuthServer: Sendable {
             "VAULTAUTH_OAUTH_REUSE_PROTECTION": options.reuseProtection ? "1" : "0",
             "VAULTAUTH_OAUTH_GRACE_SECONDS": "\(options.graceSeconds)",
             "VAULTAUTH_OAUTH_ACCESS_SECONDS": "\(options.accessTokenSeconds)",
+            "VAULTAUTH_OAUTH_ROOT_METADATA": options.rootMetadata ? "1" : "0",
+            "VAULTAUTH_OAUTH_OIDC": options.openID ? "1" : "0",
             "PYTHONDONTWRITEBYTECODE": "1",
         ])
         let process = try ChildProcess("/usr/bin/env", ["python3", managePy, "vaultauth_test_server"], environment: environment)

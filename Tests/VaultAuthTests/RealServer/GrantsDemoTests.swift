@@ -7,7 +7,8 @@ import VaultKit
 /// The runnable example of docs/AUTH.md, run as a user would against the real server.
 @Suite(.serialized) struct GrantsDemoTests {
     @Test func theDemoSignsInWithEachGrantAndCallsTheAPI() async throws {
-        let world = try await RealServerWorld.make()
+        // OpenID Connect on: the demo's service finds the token endpoint through discovery.
+        let world = try await RealServerWorld.make(DjangoOAuthServer.Options(openID: true))
         defer { world.server.stop() }
         let demo = TestPaths.executable("auth-grants-demo")
         let vaultPath = "\(world.directory)/demo.vault"
