@@ -342,6 +342,7 @@ public final class Vault: Sendable {
 
     private func rewrap(keySource: VaultHeader.KeySource, keyEncryptionKey: SecureBuffer) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
+            try vault.rollbackGuard?.ensureRecordable()
             vault.manifestCheck.committing = nil
             let header = try vault.store.writeTransaction { () throws(VaultError) -> VaultHeader in
                 try vault.refreshKeysIfRekeyed()
@@ -380,6 +381,7 @@ public final class Vault: Sendable {
             guard let keyEncryptionKey = vault.keyEncryptionKey else {
                 throw .invalidArgument(.rekeyNeedsPassphraseOrKey)
             }
+            try vault.rollbackGuard?.ensureRecordable()
             vault.manifestCheck.committing = nil
             let (newKeys, header) = try vault.store.writeTransaction { () throws(VaultError) -> (KeyHierarchy, VaultHeader) in
                 try vault.refreshKeysIfRekeyed()
@@ -457,15 +459,42 @@ public final class Vault: Sendable {
     ///   ``VaultError/tampered(reason:)`` if the header does not authenticate;
     ///   ``VaultError/io(path:errno:)`` and the permission errors for the record's directory.
     public func useRollbackGuard(_ rollbackGuard: RollbackGuard, acceptingCurrentState: Bool = false) throws(VaultError) {
-        try withUnlocked { (vault) throws(VaultError) in
-            let vaultID = try vault.verifiedState().vaultID
-            let file = try RollbackGuardFile(rollbackGuard, vaultID: vaultID)
-            try file.check(keys: vault.keys, vaultPath: path, accepting: acceptingCurrentState) { () throws(VaultError) in
-                let state = try vault.verifiedState()
+        _ = try useRollbackGuard(rollbackGuard, acceptingCurrentState: acceptingCurrentState, readOnlyFallback: false)
+    }
+
+    /// ``useRollbackGuard(_:acceptingCurrentState:)-5nooc`` for a tool whose reads must not
+    /// depend on the guard's own state being writable (a read-only or full state
+    /// directory, an immutable record, a home directory that is missing or not this
+    /// user's).
+    ///
+    /// It compares with the record whenever one can be read, exactly as the strict form
+    /// does, and records when it can. When the state could not be recorded, it returns
+    /// why instead of throwing, and from then on every write of this handle throws that
+    /// error before it starts: a commit the record could not follow would leave the
+    /// record behind the file for good.
+    ///
+    /// - Returns: why this state could not be recorded (its path is in the guard's
+    ///   directory), or `nil` when it was recorded or already was.
+    /// - Throws: what ``useRollbackGuard(_:acceptingCurrentState:)-5nooc`` throws, except
+    ///   the errors of creating or writing the guard's directory, key and record.
+    @discardableResult
+    public func useRollbackGuardReadingWhereUnwritable(_ rollbackGuard: RollbackGuard, acceptingCurrentState: Bool = false) throws(VaultError) -> VaultError? {
+        try useRollbackGuard(rollbackGuard, acceptingCurrentState: acceptingCurrentState, readOnlyFallback: true)
+    }
+
+    private func useRollbackGuard(_ rollbackGuard: RollbackGuard, acceptingCurrentState: Bool, readOnlyFallback: Bool) throws(VaultError) -> VaultError? {
+        try withUnlocked { (vault) throws(VaultError) -> VaultError? in
+            let vaultID = try vault.verifiedStateFollowingRekey().vaultID
+            let file = try RollbackGuardFile(rollbackGuard, vaultID: vaultID, vaultPath: path, readOnlyFallback: readOnlyFallback)
+            let unrecorded = try file.check(keys: vault.keys, accepting: acceptingCurrentState) { () throws(VaultError) in
+                // Read under the record's lock, following a re-key made since this
+                // handle unlocked the vault: its old keys do not verify the new header.
+                let state = try vault.verifiedStateFollowingRekey()
                 guard state.vaultID == vaultID else { throw .tampered(reason: .vaultIDChanged) }
                 return (state.generation, state.root)
             }
             vault.rollbackGuard = file
+            return unrecorded
         }
     }
 
@@ -480,7 +509,12 @@ public final class Vault: Sendable {
             defer { lockOwner.store(0, ordering: .releasing) }
             guard var vault = state.take() else { throw .closed }
             defer { state = closeWhenUnlocked.exchange(false, ordering: .acquiringAndReleasing) ? nil : vault }
-            return try body(&vault)
+            vault.manifestCheck.guardPending = nil
+            let result = try body(&vault)
+            // A state another process committed, verified by this call: compared with the
+            // rollback record now, outside every transaction (see checkPendingRollbackGuard).
+            try vault.checkPendingRollbackGuard()
+            return result
         }
     }
 
