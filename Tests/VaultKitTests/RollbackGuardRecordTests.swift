@@ -121,24 +121,7 @@ import Glibc
         #expect(throws: VaultError.rollbackRecordInvalid(path: recordPath)) { try Self.open(path, key, rollbackGuard) }
     }
 
-    /// Every table of the vault at `path` put back to what `copy` holds, in place, while
-    /// other connections have it open: what someone with write access to the database
-    /// (a PostgreSQL host, a DBA) can do to rows.
-    static func putRowsBack(in path: String, from copy: String) {
-        let database = RawDatabase(path)
-        let tables = ["vault_header", "vault_items", "vault_manifest", "vault_generation"]
-        #expect(database.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table'") == Int64(tables.count))
-        database.execute("ATTACH DATABASE '\(copy)' AS old")
-        database.execute("BEGIN IMMEDIATE")
-        for table in tables {
-            database.execute("DELETE FROM main.\"\(table)\"")
-            database.execute("INSERT INTO main.\"\(table)\" SELECT * FROM old.\"\(table)\"")
-        }
-        database.execute("COMMIT")
-        database.execute("DETACH DATABASE old")
-    }
-
-    enum HeldCall: String, CaseIterable { case get, list, set, verify }
+    enum HeldCall: String, CaseIterable { case get, getMissing, list, set, setNew, verify }
 
     /// A vault held open (the agent's case) whose rows are put back behind it, after it
     /// and another handle had seen later states: its next call is `rolledBack`, as a
@@ -150,14 +133,14 @@ import Glibc
         try held.useRollbackGuard(rollbackGuard)
         try held.set("old", service: "api", account: "alice")
         let copy = TestPaths.temporaryDirectory("copy") + "/copy.vault"
-        RawDatabase(path).execute("VACUUM INTO '\(copy)'")
+        RawDatabase(path).copy(to: copy)
 
         let other = try Self.open(path, key, rollbackGuard)
         try other.rekey()
         try other.set("new", service: "api", account: "alice")
         #expect(try held.string(service: "api", account: "alice") == "new")
 
-        Self.putRowsBack(in: path, from: copy)
+        RawDatabase(path).putRowsBack(from: copy)
         #expect(try Vault.open(at: path, key: key).string(service: "api", account: "alice") == "old")
         let generation = try #require(RawDatabase(path).integer("SELECT generation FROM vault_generation"))
         let expected = VaultError.rolledBack(path: path, seenGeneration: 3, fileGeneration: UInt64(generation))
@@ -166,8 +149,14 @@ import Glibc
             #expect(throws: expected) {
                 switch call {
                 case .get: _ = try held.string(service: "api", account: "alice")
+                // A call that finds nothing has verified the state too.
+                case .getMissing: _ = try held.string(service: "api", account: "nobody")
                 case .list: _ = try held.items()
-                case .set: try held.set("fork", service: "api", account: "bob")
+                case .set: try held.set("fork", service: "api", account: "alice")
+                case .setNew:
+                    // As `vault set` does: a look first (nothing found), then the write.
+                    _ = try? held.contains(service: "api", account: "bob")
+                    try held.set("fork", service: "api", account: "bob")
                 case .verify: _ = try held.verify()
                 }
             }

@@ -510,9 +510,17 @@ public final class Vault: Sendable {
             guard var vault = state.take() else { throw .closed }
             defer { state = closeWhenUnlocked.exchange(false, ordering: .acquiringAndReleasing) ? nil : vault }
             vault.manifestCheck.guardPending = nil
-            let result = try body(&vault)
             // A state another process committed, verified by this call: compared with the
             // rollback record now, outside every transaction (see checkPendingRollbackGuard).
+            // Also when the call failed (an item not found): what it verified is kept for
+            // later calls, a prepared set's among them.
+            let result: Result
+            do throws(VaultError) {
+                result = try body(&vault)
+            } catch {
+                try vault.checkPendingRollbackGuard()
+                throw error
+            }
             try vault.checkPendingRollbackGuard()
             return result
         }
