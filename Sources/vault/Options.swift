@@ -134,10 +134,13 @@ struct VaultOptions: ParsableArguments {
     }
 
     /// The CLI checks every vault it opens against the user's rollback records
-    /// (`$XDG_STATE_HOME/vaultkit/rollback`), unless `VAULT_ROLLBACK_GUARD=off`.
+    /// (`$XDG_STATE_HOME/vaultkit/rollback`), unless `VAULT_ROLLBACK_GUARD=off`. Reads do
+    /// not depend on the records being writable; writes do (``RollbackGuardNotice``).
     static func rollbackGuard(_ vault: Vault, accepting: Bool) throws(VaultError) {
         guard Environment.value("VAULT_ROLLBACK_GUARD") != "off", let rollbackGuard = RollbackGuard.userStateDirectory else { return }
-        try vault.useRollbackGuard(rollbackGuard, acceptingCurrentState: accepting)
+        if let unrecordable = try vault.useRollbackGuardReadingWhereUnwritable(rollbackGuard, acceptingCurrentState: accepting) {
+            RollbackGuardNotice.remember(unrecordable, directory: rollbackGuard.directory, vaultPath: vault.path)
+        }
     }
 
     /// The vault held by the agent when it has unlocked this one (docs/AGENT.md), else

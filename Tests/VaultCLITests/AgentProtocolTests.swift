@@ -61,7 +61,7 @@ import VaultKit
             .insecurePermissions(path: "/f", mode: 0o100666), .untrustedOwner(path: "/g", uid: 1000), .symbolicLink(path: "/h"),
             .keyChanged, .closed, .secretNotUTF8, .cryptoUnavailable, .keyDerivationFailed,
             .rolledBack(path: "/i", seenGeneration: 7, fileGeneration: 3), .batchEnded, .reentrantCall,
-            .valueNotEncodable, .valueNotDecodable, .unsupportedValueEncoding(version: 2),
+            .valueNotEncodable, .valueNotDecodable, .unsupportedValueEncoding(version: 2), .rollbackRecordInvalid(path: "/j"),
         ]
         let allCodes = (0...UInt8.max).compactMap(VaultError.Code.init(rawValue:))
         #expect(Set(errors.map(\.code)) == Set(allCodes))

@@ -44,6 +44,8 @@ import VaultKit
         (.valueNotEncodable, "the value could not be encoded"),
         (.valueNotDecodable, "the stored secret is not a value of the requested type"),
         (.unsupportedValueEncoding(version: 4), "unsupported value encoding version 4"),
+        (.rollbackRecordInvalid(path: "/s/r"),
+         "the rollback guard's record /s/r does not authenticate (damaged, replaced, or written under another guard key); it is not taken as missing"),
     ]
 
     @Test func everyCodeReadsAsBefore() {
@@ -57,7 +59,8 @@ import VaultKit
         #expect(VaultError.Code.wrongPassphrase.rawValue == 0)
         #expect(VaultError.Code.tampered.rawValue == 9)
         #expect(VaultError.Code.unsupportedValueEncoding.rawValue == 26)
-        #expect(VaultError.Code(rawValue: 27) == nil)
+        #expect(VaultError.Code.rollbackRecordInvalid.rawValue == 27)
+        #expect(VaultError.Code(rawValue: 28) == nil)
         #expect(VaultError.Code.io.description == "io")
         #expect(VaultError.Reason.missingHeader.rawValue == 0)
         #expect(VaultError.Reason.rowsChanged.rawValue == 16)

@@ -106,6 +106,10 @@ final class ManifestCheck {
     /// The generation and root the write transaction in progress is about to commit,
     /// for the rollback guard to record once it has.
     var committing: (generation: UInt64, root: ManifestDigest)?
+    /// A state committed by another process that this call verified outside a write
+    /// transaction, for the rollback guard to compare once the call's transactions have
+    /// ended (``UnlockedVault/checkPendingRollbackGuard()``).
+    var guardPending: (generation: UInt64, root: ManifestDigest)?
 
     /// After this connection's own commit, from a version this check was valid for.
     func ownCommit(from before: Int64, to after: Int64) {
@@ -242,17 +246,6 @@ extension UnlockedVault {
         return (header.vaultID, generation, root)
     }
 
-    /// ``verifiedState()``, following a re-key by another process (which changes the key
-    /// of the tag) once, as ``verifyManifestFollowingRekey(bucket:force:)`` does.
-    mutating func verifiedStateFollowingRekey() throws(VaultError) -> (vaultID: [UInt8], generation: UInt64, root: ManifestDigest) {
-        do {
-            return try verifiedState()
-        } catch let error where error.code == .tampered {
-            guard try refreshKeysIfRekeyed() else { throw error }
-            return try verifiedState()
-        }
-    }
-
     /// Recomputes the whole manifest from the rows under `keys`, tagged with `header` at
     /// `generation` (re-key, format upgrade).
     @discardableResult
@@ -318,7 +311,8 @@ extension UnlockedVault {
                 let expected = try storedDigest(bucket: bucket) + pending.delta(bucket)
                 guard computed[0] == expected else { throw Self.rowsChanged }
             } else {
-                let stored = try verifiedStoredBuckets()
+                let (stored, state) = try verifiedStoredBuckets()
+                try noteVerifiedState(state)
                 manifestCheck.rootVerified = true
                 let buckets = bucket.map { [$0] } ?? Array(0..<Manifest.bucketCount)
                 for (index, bucket) in buckets.enumerated() where computed[index] != stored[bucket] + pending.delta(bucket) {
@@ -345,7 +339,7 @@ extension UnlockedVault {
     private static let rowsChanged = VaultError.tampered(reason: .rowsChanged)
 
     /// The stored digest of every bucket (zero where none), checked against the root.
-    private func verifiedStoredBuckets() throws(VaultError) -> [ManifestDigest] {
+    private func verifiedStoredBuckets() throws(VaultError) -> ([ManifestDigest], (generation: UInt64, root: ManifestDigest)) {
         let (root, header, generation) = try verifiedStoredRoot()
         var digests = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
         var computedRoot = ManifestDigest.zero
@@ -361,7 +355,7 @@ extension UnlockedVault {
             let tag = keys.manifestRootTag(root, header: header, generation: generation)
             manifestCheck.verified.root = .init(root: root, header: header, generation: generation, tag: tag)
         }
-        return digests
+        return (digests, (generation, root))
     }
 
     /// The header's manifest root, after checking its tag over the header and generation

@@ -47,6 +47,7 @@ extension UnlockedVault {
 
     /// Re-wraps the current master key for `wrapping`, in one O(1) transaction.
     mutating func rewrap(_ wrapping: NewWrapping) throws(VaultError) {
+        try rollbackGuard?.ensureRecordable()
         manifestCheck.committing = nil
         let header = try store.writeTransaction { () throws(VaultError) -> VaultHeader in
             try refreshKeysIfRekeyed()
@@ -71,6 +72,7 @@ extension UnlockedVault {
         guard let keyEncryptionKey = wrapping?.keyEncryptionKey ?? self.keyEncryptionKey else {
             throw .invalidArgument(.rekeyNeedsPassphraseOrKey)
         }
+        try rollbackGuard?.ensureRecordable()
         manifestCheck.committing = nil
         let (newKeys, header) = try store.writeTransaction { () throws(VaultError) -> (KeyHierarchy, VaultHeader) in
             try refreshKeysIfRekeyed()

@@ -93,6 +93,7 @@ struct UnlockedVault {
     mutating func writeTransaction<Result>(
         opening: OpeningInsert? = nil, _ body: (UnlockedVault) throws(VaultError) -> Result
     ) throws(VaultError) -> Result {
+        try rollbackGuard?.ensureRecordable()
         // Changes of a transaction that rolls back must not outlive it.
         manifestChanges.removeAll()
         pendingInserts.reset()
@@ -134,7 +135,7 @@ struct UnlockedVault {
     func recordCommit() {
         guard let committed = manifestCheck.committing else { return }
         manifestCheck.committing = nil
-        rollbackGuard?.record(generation: committed.generation, root: committed.root, keys: keys)
+        rollbackGuard?.record(committed, keys: keys)
     }
 
     // MARK: Reading

@@ -69,6 +69,7 @@ extension Vault {
     public func addHost(_ publicKey: HostPublicKey, name: String) throws(VaultError) {
         try HostWraps.validate(name: name)
         try withUnlocked { (vault) throws(VaultError) in
+            try vault.rollbackGuard?.ensureRecordable()
             vault.manifestCheck.committing = nil
             let header = try vault.store.writeTransaction { () throws(VaultError) -> VaultHeader in
                 try vault.refreshKeysIfRekeyed()

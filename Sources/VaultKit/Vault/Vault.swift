@@ -388,15 +388,42 @@ public final class Vault: Sendable {
     ///   ``VaultError/tampered(reason:)`` if the header does not authenticate;
     ///   ``VaultError/io(path:errno:)`` and the permission errors for the record's directory.
     public func useRollbackGuard(_ rollbackGuard: RollbackGuard, acceptingCurrentState: Bool = false) throws(VaultError) {
-        try withUnlocked { (vault) throws(VaultError) in
+        _ = try useRollbackGuard(rollbackGuard, acceptingCurrentState: acceptingCurrentState, readOnlyFallback: false)
+    }
+
+    /// ``useRollbackGuard(_:acceptingCurrentState:)-5nooc`` for a tool whose reads must not
+    /// depend on the guard's own state being writable (a read-only or full state
+    /// directory, an immutable record, a home directory that is missing or not this
+    /// user's).
+    ///
+    /// It compares with the record whenever one can be read, exactly as the strict form
+    /// does, and records when it can. When the state could not be recorded, it returns
+    /// why instead of throwing, and from then on every write of this handle throws that
+    /// error before it starts: a commit the record could not follow would leave the
+    /// record behind the file for good.
+    ///
+    /// - Returns: why this state could not be recorded (its path is in the guard's
+    ///   directory), or `nil` when it was recorded or already was.
+    /// - Throws: what ``useRollbackGuard(_:acceptingCurrentState:)-5nooc`` throws, except
+    ///   the errors of creating or writing the guard's directory, key and record.
+    @discardableResult
+    public func useRollbackGuardReadingWhereUnwritable(_ rollbackGuard: RollbackGuard, acceptingCurrentState: Bool = false) throws(VaultError) -> VaultError? {
+        try useRollbackGuard(rollbackGuard, acceptingCurrentState: acceptingCurrentState, readOnlyFallback: true)
+    }
+
+    private func useRollbackGuard(_ rollbackGuard: RollbackGuard, acceptingCurrentState: Bool, readOnlyFallback: Bool) throws(VaultError) -> VaultError? {
+        try withUnlocked { (vault) throws(VaultError) -> VaultError? in
             let vaultID = try vault.verifiedStateFollowingRekey().vaultID
-            let file = try RollbackGuardFile(rollbackGuard, vaultID: vaultID)
-            try file.check(keys: vault.keys, vaultPath: path, accepting: acceptingCurrentState) { () throws(VaultError) in
+            let file = try RollbackGuardFile(rollbackGuard, vaultID: vaultID, vaultPath: path, readOnlyFallback: readOnlyFallback)
+            let unrecorded = try file.check(keys: vault.keys, accepting: acceptingCurrentState) { () throws(VaultError) in
+                // Read under the record's lock, following a re-key made since this
+                // handle unlocked the vault: its old keys do not verify the new header.
                 let state = try vault.verifiedStateFollowingRekey()
                 guard state.vaultID == vaultID else { throw .tampered(reason: .vaultIDChanged) }
                 return (state.generation, state.root)
             }
             vault.rollbackGuard = file
+            return unrecorded
         }
     }
 
@@ -411,19 +438,32 @@ public final class Vault: Sendable {
             defer { lockOwner.store(0, ordering: .releasing) }
             guard var vault = state.take() else { throw .closed }
             defer { state = closeWhenUnlocked.exchange(false, ordering: .acquiringAndReleasing) ? nil : vault }
+            vault.manifestCheck.guardPending = nil
             // Another process changed the keys in a way this handle could not follow inside
             // the transaction (a new salt for the same passphrase). `keyChanged` is thrown
             // before anything is written, so `body` runs again when the passphrase this
             // handle holds opens the new wrapping: again after each such change that lands
             // in between (each one another process's commit), up to a bound.
+            // A state another process committed, verified by this call, is compared with the
+            // rollback record after it, outside every transaction (see
+            // checkPendingRollbackGuard); also when the call failed (an item not found):
+            // what it verified is kept for later calls, a prepared set's among them.
             var follows = 0
             while true {
+                let result: Result
                 do throws(VaultError) {
-                    return try body(&vault)
+                    result = try body(&vault)
                 } catch .keyChanged {
+                    try vault.checkPendingRollbackGuard()
                     follows += 1
                     guard follows <= Self.maximumFollowedKeyChanges, try vault.followChangedWrapping() else { throw .keyChanged }
+                    continue
+                } catch {
+                    try vault.checkPendingRollbackGuard()
+                    throw error
                 }
+                try vault.checkPendingRollbackGuard()
+                return result
             }
         }
     }

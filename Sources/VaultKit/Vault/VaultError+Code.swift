@@ -43,6 +43,7 @@ extension VaultError {
         public static let valueNotEncodable = Code(24)
         public static let valueNotDecodable = Code(25)
         public static let unsupportedValueEncoding = Code(26)
+        public static let rollbackRecordInvalid = Code(27)
 
         /// The names, indexed by number.
         private static let names = [
@@ -50,7 +51,7 @@ extension VaultError {
             "unsupportedFormatVersion", "formatUpgradeRequired", "corrupted", "tampered", "io", "invalidArgument",
             "busy", "insecurePermissions", "untrustedOwner", "symbolicLink", "keyChanged", "closed", "secretNotUTF8",
             "cryptoUnavailable", "keyDerivationFailed", "rolledBack", "batchEnded", "reentrantCall",
-            "valueNotEncodable", "valueNotDecodable", "unsupportedValueEncoding",
+            "valueNotEncodable", "valueNotDecodable", "unsupportedValueEncoding", "rollbackRecordInvalid",
         ]
 
         /// The code's name, as in `VaultError.Code.itemNotFound`.

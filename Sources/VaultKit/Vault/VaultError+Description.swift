@@ -27,6 +27,8 @@ extension VaultError: CustomStringConvertible {
                 return "\(path) is not the state this user last saw at generation \(seen): it was replaced, or lost commits and was written again"
             }
             return "\(path) is older than a state this user has seen (generation \(found), seen \(seen)): it was replaced with an older copy or lost commits from its -wal"
+        case .rollbackRecordInvalid:
+            return "the rollback guard's record \(path) does not authenticate (damaged, replaced, or written under another guard key); it is not taken as missing"
         case .io: return "\(path): \(String(cString: strerror(self.errno ?? 0)))"
         case .invalidArgument: return "invalid argument: \(reasonText)"
         case .busy: return "vault is locked by another process for too long: \(path)"

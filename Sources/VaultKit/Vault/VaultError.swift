@@ -97,6 +97,12 @@ extension VaultError {
     public static func rolledBack(path: String, seenGeneration: UInt64, fileGeneration: UInt64) -> VaultError {
         VaultError(.rolledBack, path: path, seenGeneration: seenGeneration, fileGeneration: fileGeneration)
     }
+    /// The rollback guard's record of this vault (or the guard's key) at this path exists
+    /// but is not one this user's guard wrote: damaged, replaced, or of another key. It
+    /// is never taken as missing, which would switch the guard off; accept the vault's
+    /// current state on purpose with
+    /// ``Vault/useRollbackGuard(_:acceptingCurrentState:)-5nooc`` `acceptingCurrentState`.
+    public static func rollbackRecordInvalid(path: String) -> VaultError { VaultError(.rollbackRecordInvalid, path: path) }
     /// The operating system refused an operation on this path; `errno` says why.
     public static func io(path: String, errno: Int32) -> VaultError { VaultError(.io, path: path, errno: errno) }
     /// An argument was rejected before anything was touched; the reason says which and why.

@@ -15,6 +15,7 @@ enum WireVaultError {
         case .corrupted, .tampered, .invalidArgument: return try reasoned(code, &reader)
         case .io: return .io(path: try reader.string(), errno: Int32(bitPattern: try reader.u32()))
         case .busy: return .busy(path: try reader.string())
+        case .rollbackRecordInvalid: return .rollbackRecordInvalid(path: try reader.string())
         case .insecurePermissions: return .insecurePermissions(path: try reader.string(), mode: try reader.u32())
         case .untrustedOwner: return .untrustedOwner(path: try reader.string(), uid: try reader.u32())
         case .symbolicLink: return .symbolicLink(path: try reader.string())

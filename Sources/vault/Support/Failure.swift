@@ -116,6 +116,7 @@ enum Failure {
 
     private static func describe(_ error: VaultError) -> (String, Int32) {
         let path = error.path ?? "?"
+        if let refusal = RollbackGuardNotice.refusal(for: error) { return (refusal, ExitStatus.failure) }
         switch error.code {
         case .wrongPassphrase:
             return ("wrong passphrase or key", ExitStatus.failure)
@@ -136,6 +137,8 @@ enum Failure {
             return (error.reasonText, ExitStatus.failure)
         case .rolledBack:
             return (error.description + "; if you restored this file on purpose, accept it once with --accept-rollback", ExitStatus.failure)
+        case .rollbackRecordInvalid:
+            return (error.description + "; if the vault as it is now is the state you expect, accept it once with --accept-rollback", ExitStatus.failure)
         case .formatUpgradeRequired:
             return ("vault format \(error.formatVersion ?? 0) has no tamper protection; if you trust this file as it is, run 'vault upgrade'", ExitStatus.failure)
         default:
@@ -152,6 +155,7 @@ enum Failure {
 
     /// Writes `vault: MESSAGE` as one line to standard error and exits with `status`.
     static func terminate(message: String, status: Int32) -> Never {
+        RollbackGuardNotice.discard()
         // Paths and other text from outside may hold terminal controls: show them escaped.
         let line = "vault: " + Escaping.terminalSafe(message.split(whereSeparator: \.isNewline).joined(separator: " ")) + "\n"
         Output.write(line, to: STDERR_FILENO)

@@ -1,0 +1,55 @@
+/// The rollback guard of a vault held open: every state another process committed is
+/// compared with the record when this handle first verifies it, so a long-lived handle
+/// (the `vault` agent above all) answers as a fresh open would.
+///
+/// Why: a guard checked only at opening let a held PostgreSQL vault whose rows were put
+/// back serve the old secrets, verify them, and fork the history with its next write.
+extension UnlockedVault {
+    /// Notes a header state just verified from a snapshot this handle had not verified.
+    ///
+    /// Inside a write transaction it is compared at once: nothing can commit past the
+    /// write lock's snapshot, so a record ahead of it is a rollback. Elsewhere the snapshot
+    /// may be older than a commit recorded since, which only a fresh read (after this
+    /// call's transactions) can tell: it is compared by ``checkPendingRollbackGuard()``.
+    func noteVerifiedState(_ state: (generation: UInt64, root: ManifestDigest)) throws(VaultError) {
+        guard let rollbackGuard else { return }
+        guard manifestCheck.holdsWriteLock else {
+            manifestCheck.guardPending = state
+            return
+        }
+        do {
+            try rollbackGuard.compare(state, keys: keys, inWriteTransaction: true) { () throws(VaultError) in state }
+        } catch where error.code == .rolledBack {
+            manifestCheck.resetAll()
+            throw error
+        }
+    }
+
+    /// Compares the state noted by ``noteVerifiedState(_:)`` with the record; called by
+    /// ``Vault`` once a call's transactions have ended. Rolled back, nothing verified is
+    /// kept, so every later call checks again and says the same.
+    mutating func checkPendingRollbackGuard() throws(VaultError) {
+        guard let pending = manifestCheck.guardPending, let rollbackGuard else { return }
+        manifestCheck.guardPending = nil
+        do {
+            try rollbackGuard.compare(pending, keys: keys, inWriteTransaction: false) { () throws(VaultError) in
+                let state = try verifiedStateFollowingRekey()
+                return (state.generation, state.root)
+            }
+        } catch where error.code == .rolledBack {
+            manifestCheck.resetAll()
+            throw error
+        }
+    }
+
+    /// ``verifiedState()``, following once a re-key made by another process since this
+    /// handle last read the keys: the header it made does not verify under the old ones.
+    mutating func verifiedStateFollowingRekey() throws(VaultError) -> (vaultID: [UInt8], generation: UInt64, root: ManifestDigest) {
+        do {
+            return try verifiedState()
+        } catch where error.code == .tampered {
+            guard try refreshKeysIfRekeyed() else { throw error }
+            return try verifiedState()
+        }
+    }
+}
