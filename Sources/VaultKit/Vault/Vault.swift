@@ -351,9 +351,13 @@ public final class Vault: Sendable {
                 header.keySource = keySource
                 header.masterKeyNonce = nonce
                 header.wrappedMasterKey = wrapped
+                // The identity's secret half is sealed under the KEK: sealed anew for the new one.
+                let resealedWraps = try vault.wrapsWithIdentityResealed(under: keyEncryptionKey)
+                if let resealedWraps { header.hostWrapsDigest = HostWraps.digest(resealedWraps) }
                 // The manifest tag covers the header: re-tag the (verified) root for the new one.
                 try vault.retagManifestRoot(for: header)
                 try vault.store.updateKeyWrapping(header)
+                if let resealedWraps { try vault.store.replaceHostWraps(resealedWraps) }
                 return header
             }
             vault.header = header
@@ -387,7 +391,8 @@ public final class Vault: Sendable {
                 try vault.ensureManifestVerified(bucket: nil)
                 // Read while the stored header and wraps still match the tag.
                 let generation = try vault.verifiedGeneration() + 1
-                var hostWraps = try vault.store.readHostWraps()
+                let storedWraps = try vault.store.readHostWraps().map(HostWraps.split)
+                var hostWraps = storedWraps?.hosts
                 if let removedHost {
                     let named = { (wrap: StoredHostWrap) in wrap.name.utf8.elementsEqual(removedHost.utf8) }
                     guard hostWraps?.contains(where: named) == true else { throw .invalidArgument(.noSuchHost) }
@@ -417,7 +422,11 @@ public final class Vault: Sendable {
                 let (nonce, wrapped) = UnlockedVault.wrap(masterKey: newKeys.masterKey, with: keyEncryptionKey)
                 var header = vault.header
                 if let hostWraps {
-                    let resealed = try HostWraps.resealed(hostWraps, to: newKeys.masterKey)
+                    // Signed anew: the wraps now seal the new master key.
+                    let resealed = try vault.signedHostWraps(
+                        try HostWraps.resealed(hostWraps, to: newKeys.masterKey),
+                        identityRow: storedWraps?.identity, vaultID: header.vaultID
+                    )
                     try vault.store.replaceHostWraps(resealed)
                     header.hostWrapsDigest = HostWraps.digest(resealed)
                 } else {

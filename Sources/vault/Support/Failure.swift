@@ -46,6 +46,9 @@ enum CLIError: Error {
     case cannotRun(command: String, errno: Int32)
     /// `vault run`: an environment variable cannot hold a NUL byte.
     case secretHasNUL(variable: String)
+    /// A host key with no pinned vault identity (`vault host pin`).
+    case hostKeyNotPinned(keyFile: String)
+    case invalidPinFile(path: String, line: Int)
 }
 
 /// The one place where an error becomes a line on standard error and an exit status.
@@ -106,6 +109,10 @@ enum Failure {
             ("cannot run \(Escaping.quoted(command)): \(systemMessage(code))", code == ENOENT ? 127 : 126)
         case .secretHasNUL(let variable):
             ("the secret for \(variable) contains a NUL byte, which an environment variable cannot hold", ExitStatus.failure)
+        case .hostKeyNotPinned(let keyFile):
+            ("the host key \(keyFile) has no pinned vault identity: run 'vault host pin --host-key \(keyFile) FINGERPRINT' with the fingerprint 'vault host identity' prints where the vault's passphrase or key is", ExitStatus.failure)
+        case .invalidPinFile(let path, let line):
+            ("the pin file \(path), line \(line), is not a vault identity (vkid1: and 64 lowercase hexadecimal digits)", ExitStatus.failure)
         }
     }
 

@@ -1,0 +1,36 @@
+/// Signing the host wraps with the vault identity (``IdentityRecord``), which needs the
+/// key-encryption key: every writer of the wraps (add, remove, re-key, passphrase change) has it.
+extension UnlockedVault {
+    /// `hosts` and the identity row signing them for the vault `vaultID`, in name order;
+    /// the identity is created when `identityRow` is `nil`.
+    ///
+    /// - Throws: ``VaultError/invalidArgument(_:)`` for a handle opened with a host key,
+    ///   ``VaultError/tampered(reason:)`` when the stored identity does not open.
+    func signedHostWraps(_ hosts: [StoredHostWrap], identityRow: StoredHostWrap?, vaultID: [UInt8]) throws(VaultError) -> [StoredHostWrap] {
+        guard let keyEncryptionKey else { throw .invalidArgument(.hostChangeNeedsPassphraseOrKey) }
+        var record: IdentityRecord, seed: SecureBuffer
+        if let identityRow {
+            record = try IdentityRecord(row: identityRow)
+            seed = try record.seed(keyEncryptionKey: keyEncryptionKey)
+        } else {
+            (record, seed) = IdentityRecord.create(keyEncryptionKey: keyEncryptionKey)
+        }
+        record.sign(hosts: hosts, vaultID: vaultID, seed: seed)
+        return HostWraps.sorted(hosts + [record.row])
+    }
+
+    /// The stored wraps with the identity's seed sealed under `newKeyEncryptionKey`
+    /// instead (a passphrase or key change), or `nil` when the vault has no identity.
+    /// The signature stays: the host rows do not change.
+    ///
+    /// - Throws: ``VaultError/invalidArgument(_:)`` for a handle opened with a host key
+    ///   (it could not reseal the identity, which would be lost).
+    func wrapsWithIdentityResealed(under newKeyEncryptionKey: SecureBuffer) throws(VaultError) -> [StoredHostWrap]? {
+        guard let wraps = try store.readHostWraps() else { return nil }
+        let (hosts, identityRow) = HostWraps.split(wraps)
+        guard let identityRow else { return nil }
+        guard let keyEncryptionKey else { throw .invalidArgument(.hostChangeNeedsPassphraseOrKey) }
+        let record = try IdentityRecord(row: identityRow).resealed(from: keyEncryptionKey, to: newKeyEncryptionKey)
+        return HostWraps.sorted(hosts + [record.row])
+    }
+}
