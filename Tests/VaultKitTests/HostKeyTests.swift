@@ -250,9 +250,11 @@ extension FormatTests {
         try vault.addHost(host.publicKey, name: "web-2")
         try vault.addHost(HostKeyPair.generate().publicKey, name: "web-3")
         try vault.rekey()
+        let identity = try vault.identity().fingerprint
         vault.close()
         let keyFile = try HostKeyTests.hostKeyFile(host, besides: path, name: "b")
-        let result = try ChildProcess.run("/usr/bin/env", ["python3", Self.reader, path, "--host-key-file", keyFile])
+        let pinned = ["--identity", identity]
+        let result = try ChildProcess.run("/usr/bin/env", ["python3", Self.reader, path, "--host-key-file", keyFile] + pinned)
         #expect(result.status == 0, "\(result.stderr)")
         let items = try result.stdout.split(separator: "\n").map { try JSONDecoder().decode(ReadItem.self, from: Data($0.utf8)) }
         #expect(items.map(\.secret) == [Self.hex(Data("one".utf8))])
@@ -261,12 +263,18 @@ extension FormatTests {
                                                 environment: ChildProcess.cleanEnvironment(["VAULT_PASSPHRASE": "correct horse"]))
         #expect(byPassphrase.status == 0, "\(byPassphrase.stderr)")
 
-        RawDatabase(path).execute("DELETE FROM vault_host_wraps WHERE name = 'web-3'")
-        let tampered = try ChildProcess.run("/usr/bin/env", ["python3", Self.reader, path, "--host-key-file", keyFile])
-        #expect(tampered.status == 1)
-        #expect(tampered.stderr.contains("failed authentication"))
+        // The reader checks the identity as section 12.1 says: another pin is refused.
+        let otherPin = ["--identity", "vkid1:" + String(repeating: "ab", count: 32)]
+        let notPinned = try ChildProcess.run("/usr/bin/env", ["python3", Self.reader, path, "--host-key-file", keyFile] + otherPin)
+        #expect(notPinned.status == 1)
+        #expect(notPinned.stderr.contains("not the one pinned"), "\(notPinned.stderr)")
         let stranger = try HostKeyTests.hostKeyFile(.generate(), besides: path, name: "stranger")
-        let refused = try ChildProcess.run("/usr/bin/env", ["python3", Self.reader, path, "--host-key-file", stranger])
+        let refused = try ChildProcess.run("/usr/bin/env", ["python3", Self.reader, path, "--host-key-file", stranger] + pinned)
         #expect(refused.stderr.contains("wrong passphrase or key"))
+
+        RawDatabase(path).execute("DELETE FROM vault_host_wraps WHERE name = 'web-3'")
+        let tampered = try ChildProcess.run("/usr/bin/env", ["python3", Self.reader, path, "--host-key-file", keyFile] + pinned)
+        #expect(tampered.status == 1)
+        #expect(tampered.stderr.contains("not the ones the vault's identity signed"), "\(tampered.stderr)")
     }
 }

@@ -8,7 +8,7 @@ internal import CSodium
 /// of their own that the host key opens. Each vault therefore has an Ed25519 identity
 /// whose secret half only its passphrase or key holders can use; it signs the host wraps,
 /// and a host opening by host key accepts only wraps signed by the identity it pinned
-/// (``Vault/open(at:hostKey:identity:busyTimeout:)``).
+/// (`Vault.open(at:hostKey:identity:busyTimeout:)`).
 ///
 /// An identity travels as its ``fingerprint``: `"vkid1:"` and the 32-byte public key
 /// in lowercase hex. It is not a secret; what matters is that the host gets it from the

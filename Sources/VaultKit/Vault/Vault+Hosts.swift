@@ -44,7 +44,7 @@ extension Vault {
     ///   `identity` (``VaultError/Reason/vaultIdentityNotPinned``,
     ///   ``VaultError/Reason/hostWrapsSignatureInvalid``), are signed by no identity
     ///   (``VaultError/Reason/vaultIdentityMissing``: a vault from before identities until a
-    ///   passphrase or key holder calls ``identity()-4f2lc``), or hold a master key the vault
+    ///   passphrase or key holder calls `identity()`), or hold a master key the vault
     ///   does not use; ``VaultError/wrongPassphrase`` when the vault has no wrap for this
     ///   host (never added, or removed); and the errors of ``open(at:passphrase:busyTimeout:)-8lax5``.
     public static func open(at path: String, hostKey: HostKeyPair, identity: VaultIdentity, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
@@ -127,7 +127,7 @@ extension Vault {
     /// O(hosts): one seal and a re-tagged manifest root, no item is rewritten.
     ///
     /// Needs the passphrase or key: the wraps are signed by the vault's identity
-    /// (``identity()-4f2lc``, created here if the vault has none).
+    /// (`identity()`, created here if the vault has none).
     ///
     /// - Throws: ``VaultError/invalidArgument(_:)`` for a name or public key already
     ///   added, or an invalid name, or a handle opened with a host key
