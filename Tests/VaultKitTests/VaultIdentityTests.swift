@@ -204,6 +204,18 @@ import TestSupport
         #expect(try Vault.open(at: path, passphrase: "correct horse").verify() == 1)
     }
 
+    /// A handle whose passphrase another process changed cannot open the identity: that
+    /// is reported as such, not as tampering.
+    @Test func aPassphraseChangedByAnotherHandleIsNotTampering() throws {
+        let (vault, path) = try Fixtures.passphraseVault()
+        try vault.addHost(HostKeyPair.generate().publicKey, name: "web2")
+        let other = try Vault.open(at: path, passphrase: "correct horse")
+        try other.changePassphrase(to: "new horse", kdf: testKDF)
+        #expect(throws: VaultError.keyChanged) { try vault.addHost(HostKeyPair.generate().publicKey, name: "web3") }
+        #expect(throws: VaultError.keyChanged) { try vault.identity() }
+        #expect(try other.hosts().map(\.name) == ["web2"])
+    }
+
     @Test func fingerprintsReadBackAndNothingElseIsOne() throws {
         let (vault, _) = try Fixtures.passphraseVault()
         let identity = try vault.identity()

@@ -11,7 +11,7 @@ extension UnlockedVault {
         var record: IdentityRecord, seed: SecureBuffer
         if let identityRow {
             record = try IdentityRecord(row: identityRow)
-            seed = try record.seed(keyEncryptionKey: keyEncryptionKey)
+            seed = try identitySeed(record, keyEncryptionKey: keyEncryptionKey)
         } else {
             (record, seed) = IdentityRecord.create(keyEncryptionKey: keyEncryptionKey)
         }
@@ -30,7 +30,22 @@ extension UnlockedVault {
         let (hosts, identityRow) = HostWraps.split(wraps)
         guard let identityRow else { return nil }
         guard let keyEncryptionKey else { throw .invalidArgument(.hostChangeNeedsPassphraseOrKey) }
-        let record = try IdentityRecord(row: identityRow).resealed(from: keyEncryptionKey, to: newKeyEncryptionKey)
-        return HostWraps.sorted(hosts + [record.row])
+        let record = try IdentityRecord(row: identityRow)
+        _ = try identitySeed(record, keyEncryptionKey: keyEncryptionKey)
+        return HostWraps.sorted(hosts + [try record.resealed(from: keyEncryptionKey, to: newKeyEncryptionKey).row])
+    }
+
+    /// The identity's seed, opened with this handle's key-encryption key.
+    ///
+    /// - Throws: ``VaultError/keyChanged`` when another process changed the passphrase or
+    ///   key since this handle unlocked (the header's wrap no longer opens with it either),
+    ///   rather than calling that tampering; ``VaultError/tampered(reason:)`` otherwise.
+    func identitySeed(_ record: IdentityRecord, keyEncryptionKey: SecureBuffer) throws(VaultError) -> SecureBuffer {
+        do {
+            return try record.seed(keyEncryptionKey: keyEncryptionKey)
+        } catch {
+            if Self.unwrapMasterKey(try store.readHeader(), with: keyEncryptionKey) == nil { throw .keyChanged }
+            throw error
+        }
     }
 }

@@ -109,7 +109,7 @@ extension Vault {
                 guard let identityRow else { return nil }
                 let record = try IdentityRecord(row: identityRow)
                 if let keyEncryptionKey = vault.keyEncryptionKey {
-                    _ = try record.seed(keyEncryptionKey: keyEncryptionKey)
+                    _ = try vault.identitySeed(record, keyEncryptionKey: keyEncryptionKey)
                 } else if !vault.hostPins.contains(record.identity) {
                     throw .tampered(reason: .vaultIdentityNotPinned)
                 }

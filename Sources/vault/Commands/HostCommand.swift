@@ -109,7 +109,7 @@ struct HostAddCommand: ParsableCommand {
         let vault = try options.openVault()
         defer { vault.close() }
         try vault.addHost(key, name: name)
-        try HostIdentityCommand.print(try vault.identity())
+        try HostIdentityCommand.writeFingerprint(try vault.identity())
     }
 }
 
@@ -171,10 +171,10 @@ struct HostIdentityCommand: ParsableCommand {
     func run() throws {
         let vault = try options.openVault()
         defer { vault.close() }
-        try Self.print(try vault.identity())
+        try Self.writeFingerprint(try vault.identity())
     }
 
-    static func print(_ identity: VaultIdentity) throws {
+    static func writeFingerprint(_ identity: VaultIdentity) throws {
         var output = SecretBytes()
         output.append(identity.fingerprint + "\n")
         try Output.writeStandardOutput(output)
