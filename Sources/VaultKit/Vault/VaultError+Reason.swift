@@ -99,7 +99,7 @@ extension VaultError {
         // The vault identity that signs the host wraps (docs/FORMAT.md section 12.1).
         public static let invalidVaultIdentityFingerprint = Reason(61)
         /// The vault has host wraps but no identity signs them (tampered, or a vault from
-        /// before identities: a passphrase or key holder calls ``Vault/identity()``).
+        /// before identities: a passphrase or key holder calls ``Vault/identity()-14rjn``).
         public static let vaultIdentityMissing = Reason(62)
         /// The vault's identity is not one the host pinned (tampered: not the host's vault).
         public static let vaultIdentityNotPinned = Reason(63)
