@@ -8,7 +8,9 @@ VaultKit wrote, which keeps FORMAT.md honest.
 Usage:
     VAULT_PASSPHRASE=... reference_reader.py VAULT      # passphrase vault
     reference_reader.py VAULT --key-file KEYFILE         # raw-key vault (32 bytes)
-    reference_reader.py VAULT --host-key-file KEYFILE    # through a host key wrap (32-byte X25519 private key)
+    reference_reader.py VAULT --host-key-file KEYFILE --identity vkid1:...
+                                                         # through a host key wrap (32-byte X25519 private key),
+                                                         # if the vault identity signed the wraps (section 12.1)
 
 Prints one JSON object per item (secret and generic data as hex), sorted by
 service then account, and exits 1 with a message on any authentication failure,
@@ -26,6 +28,7 @@ import nacl.hash
 import nacl.encoding
 import nacl.pwhash
 import nacl.secret
+import nacl.signing
 
 APPLICATION_ID = 0x564C544B
 
@@ -122,6 +125,51 @@ def host_wraps_digest(wraps):
     return nacl.hash.blake2b(message, digest_size=32, encoder=nacl.encoding.RawEncoder)
 
 
+def split_identity(wraps):
+    """FORMAT.md section 12.1: the host rows, and the identity's row (name '') or None."""
+    hosts = [wrap for wrap in wraps if wrap[0] != ""]
+    identity = next((wrap for wrap in wraps if wrap[0] == ""), None)
+    return hosts, identity
+
+
+def parse_identity(row):
+    """Section 12.1: (public key, nonce, sealed seed, signature) of the identity's row."""
+    public_key, record = row[1], row[2]
+    if len(public_key) != 32 or len(record) != 137 or record[0] != 1:
+        fail("invalid vault identity record")
+    return public_key, record[1:25], record[25:73], record[73:]
+
+
+def check_identity_signature(wraps, vault_id, fingerprint):
+    """Section 12.1: the host rows must be signed by the pinned identity."""
+    hosts, row = split_identity(wraps)
+    if row is None:
+        fail("the host key wraps are signed by no vault identity")
+    public_key, _, _, signature = parse_identity(row)
+    if "vkid1:" + public_key.hex() != fingerprint:
+        fail("the vault's identity is not the one pinned for this host key")
+    message = b"VaultKit host wraps, identity 1" + vault_id + host_wraps_digest(hosts)
+    try:
+        nacl.signing.VerifyKey(public_key).verify(message, signature)
+    except Exception:
+        fail("the host key wraps are not the ones the vault's identity signed")
+    return hosts
+
+
+def check_identity_seed(wraps, kek):
+    """Section 12.1: the seed opens under the identity key and is the public key's."""
+    _, row = split_identity(wraps or [])
+    if row is None:
+        return
+    public_key, nonce, sealed, _ = parse_identity(row)
+    try:
+        seed = nacl.secret.SecretBox(keyed_hash(kek, b"VaultKit vault identity, format 3")).decrypt(sealed, nonce)
+    except Exception:
+        fail("the vault identity's secret key does not open with this passphrase or key")
+    if bytes(nacl.signing.SigningKey(seed).verify_key) != public_key:
+        fail("the vault identity's secret key does not open with this passphrase or key")
+
+
 def verify_manifest(db, manifest_key, version, header):
     """FORMAT.md "Manifest": bucket digests from the rows, root from the buckets, tag."""
     combine = add if version >= 3 else xor
@@ -167,6 +215,7 @@ def main():
     parser.add_argument("vault")
     parser.add_argument("--key-file")
     parser.add_argument("--host-key-file")
+    parser.add_argument("--identity")
     args = parser.parse_args()
 
     db = sqlite3.connect(f"file:{args.vault}?mode=ro", uri=True)
@@ -184,7 +233,12 @@ def main():
         with open(args.host_key_file, "rb") as handle:
             private_key = handle.read()
         public_key = sodium.crypto_scalarmult_base(private_key)
-        sealed = next((wrap[2] for wrap in wraps or [] if wrap[1] == public_key), None)
+        if wraps is None:
+            fail("wrong passphrase or key")
+        if args.identity is None:
+            fail("a host key needs --identity (section 12.1)")
+        hosts = check_identity_signature(wraps, vault_id, args.identity)
+        sealed = next((wrap[2] for wrap in hosts if wrap[1] == public_key), None)
         if sealed is None:
             fail("wrong passphrase or key")
         try:
@@ -205,6 +259,7 @@ def main():
     if args.host_key_file:
         pass
     elif version >= 3:
+        check_identity_seed(wraps, kek)
         # Format 3 wraps the master key under a key derived for the format (FORMAT.md section 3).
         kek = keyed_hash(kek, b"VaultKit key wrapping, format 3")
     if not args.host_key_file:

@@ -21,7 +21,12 @@ extension Vault {
         try await offPoolOpening { () throws(VaultError) in try open(postgres: location, passphrase: passphrase, busyTimeout: busyTimeout) }
     }
 
+    public static func open(postgres location: PostgresVaultLocation, hostKey: HostKeyPair, identity: VaultIdentity, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
+        try await offPoolOpening { () throws(VaultError) in try open(postgres: location, hostKey: hostKey, identity: identity, busyTimeout: busyTimeout) }
+    }
+
+    @available(*, unavailable, renamed: "open(postgres:hostKey:identity:busyTimeout:)", message: "pin the vault's identity (Vault.identity(), 'vault host identity')")
     public static func open(postgres location: PostgresVaultLocation, hostKey: HostKeyPair, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await offPoolOpening { () throws(VaultError) in try open(postgres: location, hostKey: hostKey, busyTimeout: busyTimeout) }
+        throw .tampered(reason: .vaultIdentityNotPinned)
     }
 }

@@ -36,12 +36,26 @@ extension Vault {
         try open(storage(location, busyTimeout: busyTimeout), passphrase: passphrase)
     }
 
-    /// Opens the vault at `location` with this host's key pair (docs/FORMAT.md section 12).
+    /// Opens the vault at `location` with this host's key pair, if its host wraps are
+    /// signed by `identity`, the vault identity this host pinned (docs/FORMAT.md section 12).
     ///
     /// - Throws: ``VaultError/wrongPassphrase`` when the vault has no wrap for this host,
-    ///   and the errors of ``Vault/open(at:hostKey:busyTimeout:)``.
+    ///   ``VaultError/tampered(reason:)`` when its wraps are not signed by `identity`, and
+    ///   the errors of `Vault.open(at:hostKey:identity:busyTimeout:)`.
+    public static func open(postgres location: PostgresVaultLocation, hostKey: HostKeyPair, identity: VaultIdentity, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
+        try open(postgres: location, hostKey: hostKey, identities: [identity], busyTimeout: busyTimeout)
+    }
+
+    /// Opens with a host key whose wraps may be signed by any of `identities` (the CLI's pin file).
+    package static func open(postgres location: PostgresVaultLocation, hostKey: HostKeyPair, identities: [VaultIdentity], busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
+        try open(storage(location, busyTimeout: busyTimeout), hostKey: hostKey, identities: identities)
+    }
+
+    /// Replaced by `open(postgres:hostKey:identity:busyTimeout:)`: a host key alone cannot
+    /// tell its vault from one an attacker built for its public key.
+    @available(*, unavailable, renamed: "open(postgres:hostKey:identity:busyTimeout:)", message: "pin the vault's identity (Vault.identity(), 'vault host identity')")
     public static func open(postgres location: PostgresVaultLocation, hostKey: HostKeyPair, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
-        try open(storage(location, busyTimeout: busyTimeout), hostKey: hostKey)
+        throw .tampered(reason: .vaultIdentityNotPinned)
     }
 
     private static func storage(_ location: PostgresVaultLocation, busyTimeout: Duration) throws(VaultError) -> PostgresVaultStorage {

@@ -107,7 +107,7 @@ struct VaultOptions: ParsableArguments {
         if let keyFile {
             vault = try Vault.open(postgres: location, key: Credentials.key(fromFile: keyFile))
         } else if let hostKeyFile {
-            vault = try Vault.open(postgres: location, hostKey: Credentials.hostKey(fromFile: hostKeyFile))
+            vault = try Vault.open(postgres: location, hostKey: Credentials.hostKey(fromFile: hostKeyFile), identities: HostPins.read(forKeyFile: hostKeyFile))
         } else {
             let passphrase = try Credentials.passphrase(prompt: "Passphrase for \(location): ")
             vault = try Vault.open(postgres: location, passphrase: passphrase)
@@ -124,7 +124,7 @@ struct VaultOptions: ParsableArguments {
             let key = try Credentials.key(fromFile: keyFile)
             vault = upgradingFormatOne ? try Vault.upgrade(at: path, key: key) : try Vault.open(at: path, key: key)
         } else if let hostKeyFile {
-            vault = try Vault.open(at: path, hostKey: Credentials.hostKey(fromFile: hostKeyFile))
+            vault = try Vault.open(at: path, hostKey: Credentials.hostKey(fromFile: hostKeyFile), identities: HostPins.read(forKeyFile: hostKeyFile))
         } else {
             let passphrase = try Credentials.passphrase(prompt: "Passphrase for \(path): ")
             vault = upgradingFormatOne ? try Vault.upgrade(at: path, passphrase: passphrase) : try Vault.open(at: path, passphrase: passphrase)

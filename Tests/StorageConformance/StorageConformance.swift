@@ -64,14 +64,18 @@ package enum StorageConformance {
         try check(try vault.hosts().isEmpty, "no hosts at first")
         for name in ["b", "B", "a"] { try vault.addHost(HostKeyPair.generate().publicKey, name: name) }
         try check(try vault.hosts().map(\.name) == ["B", "a", "b"], "hosts in UTF-8 byte order")
+        // The vault identity's row (name '') is stored with the wraps, but is no host.
+        let identity = try vault.identity()
         let reopened = try fixture.reopen()
         try check(try reopened.hosts().map(\.name) == ["B", "a", "b"], "hosts read back by another opener")
+        try check(try reopened.identity() == identity, "the identity read back by another opener")
         for name in ["a", "b", "B"] { try reopened.removeHost(name) }
         try check(try reopened.hosts().isEmpty, "every host removed")
         try check(try reopened.verify() == 1, "the vault verifies after the removals")
         let third = try fixture.reopen()
         try check(try third.string(service: "s", account: "a") == "kept", "items survive the removals' re-keys")
         try check(try third.hosts().isEmpty, "no host comes back")
+        try check(try third.identity() == identity, "the identity survives the removals' re-keys")
     }
 
     static func itemsAreSetReadListedAndDeleted(_ fixture: Fixture) throws {

@@ -161,9 +161,13 @@ struct PostgresCLI {
         let keyB = postgres.cli.directory + "/b.key", keyC = postgres.cli.directory + "/c.key"
         let publicB = try postgres.cli.run(["host", "keygen", "--out", keyB], vault: false).stdout.trimmingCharacters(in: .newlines)
         let publicC = try postgres.cli.run(["host", "keygen", "--out", keyC], vault: false).stdout.trimmingCharacters(in: .newlines)
-        #expect(try postgres.run(["host", "add", "web-2", publicB]).status == 0)
+        let fingerprint = try postgres.run(["host", "add", "web-2", publicB]).stdout.trimmingCharacters(in: .newlines)
+        #expect(fingerprint.hasPrefix("vkid1:"))
         #expect(try postgres.run(["host", "add", "web-3", publicC]).status == 0)
         #expect(try postgres.run(["host", "list"]).stdout.split(separator: "\n").map { $0.split(separator: "\t")[0] } == ["web-2", "web-3"])
+        for key in [keyB, keyC] {
+            #expect(try postgres.cli.run(["host", "pin", "--host-key", key, fingerprint], vault: false).status == 0)
+        }
 
         let noPassphrase = ["VAULT_PASSPHRASE": "not the passphrase"]
         let byB = try postgres.run(["get", "api.example.com", "alice", "--host-key", keyB], env: noPassphrase)
@@ -178,6 +182,57 @@ struct PostgresCLI {
         #expect(try postgres.run(["get", "api.example.com", "bob", "--host-key", keyC], env: noPassphrase).stdout == "written by c\n")
         #expect(try postgres.run(["get", "api.example.com", "alice"]).stdout == "s3cr3t\n")
         #expect(try postgres.run(["verify"]).status == 0)
+    }
+
+    /// The attack of issue 26 by the DBA: the rows of a vault of their own, made for the
+    /// host's public key, put in place of the real vault's. The host refuses them.
+    @Test func aDBAsOwnVaultPutInPlaceIsRefusedByTheHost() throws {
+        let postgres = try PostgresCLI()
+        try #require(postgres.run(["init"] + CLI.cheapKDF).status == 0)
+        try #require(postgres.run(["set", "db", "app"], stdin: "real value\n").status == 0)
+        let key = postgres.cli.directory + "/web2.key"
+        let publicKey = try postgres.cli.run(["host", "keygen", "--out", key], vault: false).stdout.trimmingCharacters(in: .newlines)
+        let fingerprint = try postgres.run(["host", "add", "web2", publicKey]).stdout.trimmingCharacters(in: .newlines)
+        #expect(try postgres.cli.run(["host", "pin", "--host-key", key, fingerprint], vault: false).status == 0)
+        let asHost = { (arguments: [String]) in try postgres.run(arguments + ["--host-key", key], unset: ["VAULT_PASSPHRASE"]) }
+        #expect(try asHost(["get", "db", "app"]).stdout == "real value\n")
+
+        let attacker = try PostgresCLI("dba", passphrase: "the DBA's own")
+        try #require(attacker.run(["init"] + CLI.cheapKDF).status == 0)
+        try #require(attacker.run(["set", "db", "app"], stdin: "DBA's value\n").status == 0)
+        #expect(try attacker.run(["host", "add", "web2", publicKey]).status == 0)
+        let real = try #require(postgres.url.split(separator: "#").last.map(String.init))
+        let forged = try #require(attacker.url.split(separator: "#").last.map(String.init))
+        try Self.sql("""
+            BEGIN;
+            DELETE FROM vaultkit_items WHERE vault = '\(real)';
+            DELETE FROM vaultkit_manifest WHERE vault = '\(real)';
+            DELETE FROM vaultkit_host_wraps WHERE vault = '\(real)';
+            DELETE FROM vaultkit_header WHERE vault = '\(real)';
+            CREATE TEMPORARY TABLE forged AS SELECT * FROM vaultkit_header WHERE vault = '\(forged)';
+            UPDATE forged SET vault = '\(real)';
+            INSERT INTO vaultkit_header SELECT * FROM forged;
+            UPDATE vaultkit_items SET vault = '\(real)' WHERE vault = '\(forged)';
+            UPDATE vaultkit_manifest SET vault = '\(real)' WHERE vault = '\(forged)';
+            UPDATE vaultkit_host_wraps SET vault = '\(real)' WHERE vault = '\(forged)';
+            COMMIT;
+            """)
+        // The DBA's vault now answers under the real name, to its own passphrase.
+        let underRealName = try attacker.cli.run(["get", "db", "app", "--vault", postgres.url], vault: false)
+        #expect(underRealName.stdout == "DBA's value\n", "\(underRealName.stderr)")
+        for arguments in [["get", "db", "app"], ["verify"]] {
+            let result = try asHost(arguments)
+            #expect(result.status == 1, "\(arguments): \(result.stdout)")
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.contains("tampered") && result.stderr.contains("not the one pinned for this host key"), "\(result.stderr)")
+        }
+    }
+
+    /// Runs `sql` with psql on the test server, as its owner (the DBA).
+    static func sql(_ sql: String) throws {
+        let url = try PostgresCLI.serverURL()
+        let result = try ChildProcess.run("/usr/bin/env", ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", url], environment: ProcessInfo.processInfo.environment, standardInput: Data(sql.utf8))
+        #expect(result.status == 0, "psql: \(result.stderr)")
     }
 
     /// `vault unlock` hands a PostgreSQL vault to the agent (docs/AGENT.md): item commands

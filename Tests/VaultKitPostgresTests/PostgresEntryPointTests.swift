@@ -24,8 +24,9 @@ import VaultKitPostgres
         #expect(try await opened.items().isEmpty)
         let host = HostKeyPair.generate()
         try await opened.addHost(host.publicKey, name: "web-2")
+        let identity = try await opened.identity()
         await opened.close()
-        let byHost = try await Vault.open(postgres: protected, hostKey: host)
+        let byHost = try await Vault.open(postgres: protected, hostKey: host, identity: identity)
         #expect(try await byHost.items().isEmpty)
         await byHost.close()
     }
@@ -40,19 +41,27 @@ import VaultKitPostgres
         let web2 = HostKeyPair.generate(), web3 = HostKeyPair.generate()
         try vault.addHost(web2.publicKey, name: "web-2")
         try vault.addHost(web3.publicKey, name: "web-3")
+        let identity = try vault.identity()
 
-        let onWeb2 = try Vault.open(postgres: location, hostKey: web2)
+        let onWeb2 = try Vault.open(postgres: location, hostKey: web2, identity: identity)
         #expect(try onWeb2.secret(service: "api.example.com", account: "alice") == SecretBytes("shared"))
         onWeb2.close()
-        let onWeb3 = try Vault.open(postgres: location, hostKey: web3)
+        let onWeb3 = try Vault.open(postgres: location, hostKey: web3, identity: identity)
         try onWeb3.set(SecretBytes("written on web-3"), service: "api.example.com", account: "bob")
         onWeb3.close()
 
         try vault.removeHost("web-2")
-        #expect(throws: VaultError.wrongPassphrase) { try Vault.open(postgres: location, hostKey: web2) }
-        let stillWeb3 = try Vault.open(postgres: location, hostKey: web3)
+        #expect(throws: VaultError.wrongPassphrase) { try Vault.open(postgres: location, hostKey: web2, identity: identity) }
+        let stillWeb3 = try Vault.open(postgres: location, hostKey: web3, identity: identity)
         defer { stillWeb3.close() }
         #expect(try stillWeb3.secret(service: "api.example.com", account: "bob") == SecretBytes("written on web-3"))
         #expect(try vault.verify() == 2)
+        #expect(try vault.identity() == identity)
+        // Another vault's identity is not this one's.
+        let other = try Vault.create(postgres: try TestServer.location(), key: VaultKey.random())
+        defer { other.close() }
+        #expect(throws: VaultError.tampered(reason: .vaultIdentityNotPinned)) {
+            try Vault.open(postgres: location, hostKey: web3, identity: try other.identity())
+        }
     }
 }

@@ -67,7 +67,9 @@ import VaultKit
         #expect(VaultError.Reason.storageStructureRefused.rawValue == 45)
         let reasons = (0...UInt16.max).compactMap(VaultError.Reason.init(rawValue:))
         #expect(VaultError.Reason.notAConnectionString.rawValue == 60)
-        #expect(reasons.count == 61)
+        #expect(VaultError.Reason.vaultIdentityNotPinned.rawValue == 63)
+        #expect(VaultError.Reason.hostPublicKeyLowOrder.rawValue == 68)
+        #expect(reasons.count == 69)
         #expect(Set(reasons.map(\.description)).count == reasons.count)
     }
 

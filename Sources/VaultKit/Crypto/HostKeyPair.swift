@@ -21,7 +21,7 @@ internal import CSodium
 ///
 /// ```swift
 /// let host = try HostKeyPair(privateKeyFile: "/etc/app/host.key")
-/// let vault = try Vault.open(at: path, hostKey: host)
+/// let vault = try Vault.open(at: path, hostKey: host, identity: VaultIdentity(fingerprint: pinned))
 /// ```
 public struct HostKeyPair: Sendable, CustomStringConvertible {
     /// The length of a private key, in bytes.

@@ -16,14 +16,26 @@ public struct HostPublicKey: Sendable, Hashable, CustomStringConvertible {
     /// The 32 key bytes.
     public let bytes: [UInt8]
 
-    /// Wraps exactly ``byteCount`` bytes.
+    /// Wraps exactly ``byteCount`` bytes of a key that is not of low order.
     ///
-    /// - Throws: ``VaultError/invalidArgument(_:)`` for any other length.
+    /// - Throws: ``VaultError/invalidArgument(_:)`` for any other length, or
+    ///   ``VaultError/Reason/hostPublicKeyLowOrder`` for a low-order point.
     public init(bytes: [UInt8]) throws(VaultError) {
         guard bytes.count == Self.byteCount else {
             throw .invalidArgument(.hostPublicKeyLength)
         }
+        guard !Self.isLowOrder(bytes) else { throw .invalidArgument(.hostPublicKeyLowOrder) }
         self.bytes = bytes
+    }
+
+    /// Whether `bytes` is a point of order 1, 2, 4 or 8 (all zeros among them): a shared
+    /// secret with it is all zeros whatever the private key, so a master key "sealed" to
+    /// it is readable by anyone. libsodium's `crypto_scalarmult` reports exactly this
+    /// (an all-zero result) by failing; any clamped scalar is a multiple of 8.
+    private static func isLowOrder(_ bytes: [UInt8]) -> Bool {
+        let scalar = [UInt8](repeating: 0x55, count: 32)
+        var product = [UInt8](repeating: 0, count: 32)
+        return crypto_scalarmult(&product, scalar, bytes) != 0
     }
 
     /// Reads standard base64 with padding, 44 characters (surrounding whitespace is ignored).
@@ -32,7 +44,7 @@ public struct HostPublicKey: Sendable, Hashable, CustomStringConvertible {
         guard let data = Data(base64Encoded: text), data.count == Self.byteCount else {
             throw .invalidArgument(.hostPublicKeyNotBase64)
         }
-        bytes = Array(data)
+        try self.init(bytes: Array(data))
     }
 
     /// The key as standard base64, as ``init(base64:)`` reads it.

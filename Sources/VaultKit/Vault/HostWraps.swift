@@ -27,12 +27,26 @@ enum HostWraps {
         wraps.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
     }
 
-    /// `crypto_box_seal(masterKey, publicKey)`: 80 bytes only the host's private key opens.
-    static func seal(_ masterKey: SecureBuffer, to publicKey: HostPublicKey) -> [UInt8] {
-        var sealed = [UInt8](repeating: 0, count: Int(crypto_box_sealbytes()) + SecretBox.keyByteCount)
-        masterKey.withBytes { key in
-            _ = crypto_box_seal(&sealed, key.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(key.count), publicKey.bytes)
+    /// The host rows and the vault identity's row (``IdentityRecord``), apart: the
+    /// identity's row is no host, and its signature covers the host rows alone.
+    static func split(_ wraps: [StoredHostWrap]) -> (hosts: [StoredHostWrap], identity: StoredHostWrap?) {
+        var hosts: [StoredHostWrap] = [], identity: StoredHostWrap?
+        for wrap in wraps {
+            if wrap.name == IdentityRecord.rowName { identity = wrap } else { hosts.append(wrap) }
         }
+        return (hosts, identity)
+    }
+
+    /// `crypto_box_seal(masterKey, publicKey)`: 80 bytes only the host's private key opens.
+    ///
+    /// - Throws: ``VaultError/invalidArgument(_:)`` when libsodium refuses the key
+    ///   (a low-order point, which ``HostPublicKey`` already refuses): nothing is sealed.
+    static func seal(_ masterKey: SecureBuffer, to publicKey: HostPublicKey) throws(VaultError) -> [UInt8] {
+        var sealed = [UInt8](repeating: 0, count: Int(crypto_box_sealbytes()) + SecretBox.keyByteCount)
+        let status = masterKey.withBytes { key in
+            crypto_box_seal(&sealed, key.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(key.count), publicKey.bytes)
+        }
+        guard status == 0 else { throw .invalidArgument(.hostPublicKeyLowOrder) }
         return sealed
     }
 
@@ -41,7 +55,7 @@ enum HostWraps {
         var result: [StoredHostWrap] = []
         for wrap in wraps {
             let publicKey = try publicKey(of: wrap)
-            result.append(StoredHostWrap(name: wrap.name, publicKey: wrap.publicKey, sealedMasterKey: seal(masterKey, to: publicKey)))
+            result.append(StoredHostWrap(name: wrap.name, publicKey: wrap.publicKey, sealedMasterKey: try seal(masterKey, to: publicKey)))
         }
         return result
     }
@@ -51,10 +65,27 @@ enum HostWraps {
     }
 
     /// The master key in the wrap for `hostKey`'s public key, or `nil` if the vault has
-    /// none for it or it does not open.
-    static func open(_ wraps: [StoredHostWrap], with hostKey: HostKeyPair) -> SecureBuffer? {
-        guard let wrap = wraps.first(where: { $0.publicKey == hostKey.publicKey.bytes }) else { return nil }
+    /// none for it or it does not open. `hosts` must be verified (``verifiedHosts(_:vaultID:pinned:)``).
+    static func open(_ hosts: [StoredHostWrap], with hostKey: HostKeyPair) -> SecureBuffer? {
+        guard let wrap = hosts.first(where: { $0.publicKey == hostKey.publicKey.bytes }) else { return nil }
         return hostKey.openSealed(wrap.sealedMasterKey)
+    }
+
+    /// The host rows of `wraps` after checking that they are signed by one of the
+    /// `pinned` identities, for the vault `vaultID`: what a host checks before it opens
+    /// its wrap, since anyone can seal a master key to its public key.
+    ///
+    /// - Throws: ``VaultError/tampered(reason:)``: ``VaultError/Reason/vaultIdentityMissing``
+    ///   for hosts without an identity, ``VaultError/Reason/vaultIdentityNotPinned`` for an
+    ///   identity the host did not pin, ``VaultError/Reason/hostWrapsSignatureInvalid`` for
+    ///   wraps it did not sign; ``VaultError/corrupted(reason:)`` for a malformed identity row.
+    static func verifiedHosts(_ wraps: [StoredHostWrap], vaultID: [UInt8], pinned: [VaultIdentity]) throws(VaultError) -> [StoredHostWrap] {
+        let (hosts, identityRow) = split(wraps)
+        guard let identityRow else { throw .tampered(reason: .vaultIdentityMissing) }
+        let record = try IdentityRecord(row: identityRow)
+        guard pinned.contains(record.identity) else { throw .tampered(reason: .vaultIdentityNotPinned) }
+        guard record.signs(hosts: hosts, vaultID: vaultID) else { throw .tampered(reason: .hostWrapsSignatureInvalid) }
+        return hosts
     }
 
     /// A host name: 1 to 255 bytes of UTF-8 without control characters, since names are

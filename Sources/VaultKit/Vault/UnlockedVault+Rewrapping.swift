@@ -54,9 +54,13 @@ extension UnlockedVault {
             // As stored, so the new tag covers the host wraps as they are now.
             var header = try store.readHeader()
             try rewrapHeader(&header, masterKey: keys.masterKey, keySource: wrapping.keySource, keyEncryptionKey: wrapping.keyEncryptionKey)
+            // The identity's secret half is sealed under the KEK: sealed anew for the new one.
+            let resealedWraps = try wrapsWithIdentityResealed(under: wrapping.keyEncryptionKey)
+            if let resealedWraps { header.hostWrapsDigest = HostWraps.digest(resealedWraps) }
             // The manifest tag covers the header: re-tag the (verified) root for the new one.
             try retagManifestRoot(for: header)
             try store.updateKeyWrapping(header)
+            if let resealedWraps { try store.replaceHostWraps(resealedWraps) }
             return header
         }
         self.header = header
@@ -84,7 +88,8 @@ extension UnlockedVault {
             // Re-wrapping under a key-encryption key the stored wrap no longer opens would
             // undo another process's change of the passphrase (or key): follow it first.
             if wrapping == nil, Self.unwrapMasterKey(header, with: keyEncryptionKey) == nil { throw .keyChanged }
-            var hostWraps = try store.readHostWraps()
+            let storedWraps = try store.readHostWraps().map(HostWraps.split)
+            var hostWraps = storedWraps?.hosts
             if let removedHost {
                 let named = { (wrap: StoredHostWrap) in wrap.name.utf8.elementsEqual(removedHost.utf8) }
                 guard hostWraps?.contains(where: named) == true else { throw .invalidArgument(.noSuchHost) }
@@ -112,7 +117,15 @@ extension UnlockedVault {
                 guard try insertIfAbsent(sealed) else { throw .corrupted(reason: .rekeyedRowIDInUse) }
             }
             if let hostWraps {
-                let resealed = try HostWraps.resealed(hostWraps, to: newKeys.masterKey)
+                // Signed anew: the wraps now seal the new master key; and with a new
+                // passphrase or key, the identity's seed is sealed under its KEK.
+                var resealed = try signedHostWraps(
+                    try HostWraps.resealed(hostWraps, to: newKeys.masterKey),
+                    identityRow: storedWraps?.identity, vaultID: header.vaultID
+                )
+                if let wrapping, let withNewKEK = try identityResealed(in: resealed, to: wrapping.keyEncryptionKey) {
+                    resealed = withNewKEK
+                }
                 try store.replaceHostWraps(resealed)
                 header.hostWrapsDigest = HostWraps.digest(resealed)
             } else {

@@ -19,6 +19,8 @@ struct UnlockedVault {
     /// The host key that unlocked the vault, if one did: it follows a re-key through
     /// this host's wrap instead of the header's.
     var hostKey: HostKeyPair? = nil
+    /// The vault identities the host key's handle accepts the wraps of (what the host pinned).
+    var hostPins: [VaultIdentity] = []
     var header: VaultHeader
     /// What this process has verified of the manifest (see `Manifest.swift`).
     let manifestCheck = ManifestCheck()
@@ -63,7 +65,8 @@ struct UnlockedVault {
     func unwrapMasterKey(_ header: VaultHeader) throws(VaultError) -> SecureBuffer? {
         if let keyEncryptionKey { return Self.unwrapMasterKey(header, with: keyEncryptionKey) }
         guard let hostKey, let wraps = try store.readHostWraps() else { return nil }
-        return HostWraps.open(wraps, with: hostKey)
+        // Re-keyed wraps are trusted only when the pinned identity signed them.
+        return HostWraps.open(try HostWraps.verifiedHosts(wraps, vaultID: header.vaultID, pinned: hostPins), with: hostKey)
     }
 
     /// Follows a re-key made by another process since this one unlocked the vault.

@@ -96,6 +96,24 @@ extension VaultError {
         public static let invalidVaultName = Reason(59)
         public static let notAConnectionString = Reason(60)
 
+        // The vault identity that signs the host wraps (docs/FORMAT.md section 12.1).
+        public static let invalidVaultIdentityFingerprint = Reason(61)
+        /// The vault has host wraps but no identity signs them (tampered, or a vault from
+        /// before identities: a passphrase or key holder calls ``Vault/identity()-14rjn``).
+        public static let vaultIdentityMissing = Reason(62)
+        /// The vault's identity is not one the host pinned (tampered: not the host's vault).
+        public static let vaultIdentityNotPinned = Reason(63)
+        /// The host wraps are not the ones the vault's identity signed (tampered).
+        public static let hostWrapsSignatureInvalid = Reason(64)
+        /// The stored identity row has the wrong lengths or version (corrupted).
+        public static let invalidVaultIdentity = Reason(65)
+        /// The identity's secret key does not open with the passphrase or key (tampered).
+        public static let vaultIdentityDoesNotOpen = Reason(66)
+        /// A vault opened with a host key cannot add hosts or create the identity.
+        public static let hostChangeNeedsPassphraseOrKey = Reason(67)
+        /// An X25519 public key of small order (all zeros, for one): anyone opens what is sealed to it.
+        public static let hostPublicKeyLowOrder = Reason(68)
+
         /// The texts, indexed by number: the messages users saw before reasons were codes.
         private static let texts = [
             "missing header", "invalid format version", "KDF parameters out of bounds", "unknown KDF algorithm",
@@ -129,6 +147,14 @@ extension VaultError {
             "a host private key file must be a regular file", "a host private key file must hold exactly 32 bytes",
             "a vault name is 1 to 63 characters of A-Z, a-z, 0-9, '.', '_' and '-'",
             "not a PostgreSQL connection string or URL",
+            "a vault identity is \"vkid1:\" and 64 lowercase hexadecimal digits",
+            "the host key wraps are signed by no vault identity: a passphrase or key holder creates one ('vault host identity')",
+            "the vault's identity is not the one pinned for this host key",
+            "the host key wraps are not the ones the vault's identity signed",
+            "invalid vault identity record",
+            "the vault identity's secret key does not open with this passphrase or key",
+            "adding a host or creating the vault identity needs the vault opened with its passphrase or key: a host key cannot sign the host wraps",
+            "a host public key must not be a low-order point such as all zeros",
         ]
 
         /// The reason in words, as the CLI prints it.

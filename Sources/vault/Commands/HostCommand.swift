@@ -18,18 +18,28 @@ struct HostCommand: ParsableCommand {
         commandName: "host",
         abstract: "Let other hosts unlock the vault with their own key pairs.",
         discussion: """
-            Each host makes its own X25519 key pair (vault host keygen); a host that can \
-            unlock the vault adds the other's public key (vault host add). That host then \
-            unlocks with --host-key FILE or $VAULT_HOST_KEY_FILE. Removing a host re-keys \
-            the vault, so its key opens nothing the vault still holds.
+            Each host makes its own X25519 key pair (vault host keygen); whoever has the \
+            vault's passphrase or key adds the host's public key (vault host add), which \
+            prints the vault's identity. The host pins that identity (vault host pin) and \
+            then unlocks with --host-key FILE or $VAULT_HOST_KEY_FILE: it opens only a vault \
+            signed by the identity it pinned, never one someone else built for its public \
+            key. Removing a host re-keys the vault, so its key opens nothing the vault \
+            still holds.
 
             EXAMPLE:
               web-2$ vault host keygen --out /etc/app/host.key      # prints the public key
-              web-1$ vault host add web-2 'BASE64PUBLICKEY='
+              web-1$ vault host add web-2 'BASE64PUBLICKEY='        # prints vkid1:...
+              web-2$ vault host pin --host-key /etc/app/host.key vkid1:...
               web-2$ vault get api.example.com alice --host-key /etc/app/host.key
               web-1$ vault host remove web-2
+
+            Hosts enrolled before vault identities existed: run 'vault host identity' once \
+            with the passphrase or key, and 'vault host pin' on each host.
             """,
-        subcommands: [HostKeygenCommand.self, HostAddCommand.self, HostRemoveCommand.self, HostListCommand.self]
+        subcommands: [
+            HostKeygenCommand.self, HostAddCommand.self, HostRemoveCommand.self, HostListCommand.self,
+            HostIdentityCommand.self, HostPinCommand.self,
+        ]
     )
 }
 
@@ -63,7 +73,12 @@ struct HostKeygenCommand: ParsableCommand {
 struct HostAddCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Let the host with this public key unlock the vault."
+        abstract: "Let the host with this public key unlock the vault; prints the vault identity the host pins.",
+        discussion: """
+            Needs the passphrase or key: the host wraps are signed by the vault's identity, \
+            created now if the vault has none. Give the printed fingerprint to the host's \
+            'vault host pin' over a channel you trust.
+            """
     )
 
     @OptionGroup var options: VaultOptions
@@ -94,6 +109,7 @@ struct HostAddCommand: ParsableCommand {
         let vault = try options.openVault()
         defer { vault.close() }
         try vault.addHost(key, name: name)
+        try HostIdentityCommand.writeFingerprint(try vault.identity())
     }
 }
 
@@ -136,5 +152,67 @@ struct HostListCommand: ParsableCommand {
             output.append(Escaping.escaped(host.name) + "\t" + host.fingerprint + "\t" + host.publicKey.base64 + "\n")
         }
         try Output.writeStandardOutput(output)
+    }
+}
+
+struct HostIdentityCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "identity",
+        abstract: "Print the vault's identity (vkid1:...), which each host pins; create it if the vault has none.",
+        discussion: """
+            Creating it needs the passphrase or key, and signs the current host wraps: \
+            run it once for a vault whose hosts were added before vault identities, then \
+            'vault host pin' on each host.
+            """
+    )
+
+    @OptionGroup var options: VaultOptions
+
+    func run() throws {
+        let vault = try options.openVault()
+        defer { vault.close() }
+        try Self.writeFingerprint(try vault.identity())
+    }
+
+    static func writeFingerprint(_ identity: VaultIdentity) throws {
+        var output = SecretBytes()
+        output.append(identity.fingerprint + "\n")
+        try Output.writeStandardOutput(output)
+    }
+}
+
+struct HostPinCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pin",
+        abstract: "On a host: trust vaults with this identity when unlocking with this host key.",
+        discussion: """
+            Adds the fingerprint to KEY.pin beside the host key file (mode 0600); one key \
+            may pin several vaults' identities. Take the fingerprint from 'vault host add' \
+            or 'vault host identity' run where the passphrase or key is, over a channel \
+            you trust: whoever chooses it chooses which vault this host trusts.
+            """
+    )
+
+    @Option(
+        name: .customLong("host-key"),
+        help: ArgumentHelp("The host's private key file. Default: $VAULT_HOST_KEY_FILE.", valueName: "path")
+    )
+    var hostKeyFileOption: String?
+
+    @Argument(help: "The vault identity, as 'vault host identity' printed it (vkid1:...).")
+    var fingerprint: String
+
+    func validate() throws {
+        if hostKeyFileOption?.isEmpty == true { throw ValidationError("--host-key needs a non-empty path") }
+    }
+
+    func run() throws {
+        guard let keyFile = hostKeyFileOption ?? Environment.value("VAULT_HOST_KEY_FILE") else {
+            throw CLIError.usage("vault host pin needs --host-key or $VAULT_HOST_KEY_FILE")
+        }
+        let identity = try VaultIdentity(fingerprint: fingerprint)
+        // The key must be one: the pins belong to it, and get its checks.
+        _ = try Credentials.hostKey(fromFile: keyFile)
+        try HostPins.add(identity, forKeyFile: keyFile)
     }
 }

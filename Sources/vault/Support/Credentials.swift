@@ -119,7 +119,7 @@ enum Credentials {
         return key
     }
 
-    private static func readFile(_ path: String, what: String, limit: Int, firstLineOnly: Bool = false) throws(CLIError) -> SecretBytes {
+    static func readFile(_ path: String, what: String, limit: Int, firstLineOnly: Bool = false) throws(CLIError) -> SecretBytes {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotRead(what: what, errno: errno) }
         defer { close(fd) }

@@ -49,6 +49,9 @@ enum CLIError: Error {
     /// A credential helper: the item's `field` holds a newline or NUL, which the protocol
     /// cannot carry (it would inject lines); nothing was written.
     case protocolCannotCarry(protocolName: String, field: String, service: String, account: String)
+    /// A host key with no pinned vault identity (`vault host pin`).
+    case hostKeyNotPinned(keyFile: String)
+    case invalidPinFile(path: String, line: Int)
 }
 
 /// The one place where an error becomes a line on standard error and an exit status.
@@ -111,6 +114,10 @@ enum Failure {
             ("the secret for \(variable) contains a NUL byte, which an environment variable cannot hold", ExitStatus.failure)
         case .protocolCannotCarry(let protocolName, let field, let service, let account):
             ("refusing the item for service \(Escaping.quoted(service)), account \(Escaping.quoted(account)): its \(field) holds a newline or NUL, which \(protocolName) cannot carry; nothing was written", ExitStatus.failure)
+        case .hostKeyNotPinned(let keyFile):
+            ("the host key \(Escaping.quoted(keyFile)) has no pinned vault identity: run 'vault host pin --host-key \(Escaping.terminalSafe(keyFile)) FINGERPRINT' with the fingerprint 'vault host identity' prints where the vault's passphrase or key is", ExitStatus.failure)
+        case .invalidPinFile(let path, let line):
+            ("the pin file \(Escaping.quoted(path)), line \(line), is not a vault identity (vkid1: and 64 lowercase hexadecimal digits)", ExitStatus.failure)
         }
     }
 
