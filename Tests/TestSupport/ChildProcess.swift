@@ -81,7 +81,14 @@ public final class ChildProcess: @unchecked Sendable {
             env.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, env)
+        // ETXTBSY: the executable is a copy a test just wrote, and a child that another
+        // test forked at that moment still shares the writing descriptor until its own
+        // exec. Nothing ran, so spawning again a moment later is safe.
+        var status = posix_spawn(&pid, executable, &actions, &attributes, argv, env)
+        for _ in 0..<20 where status == ETXTBSY {
+            usleep(25_000)
+            status = posix_spawn(&pid, executable, &actions, &attributes, argv, env)
+        }
         try? stdinPipe.fileHandleForReading.close()
         try? stdoutPipe.fileHandleForWriting.close()
         try? stderrPipe.fileHandleForWriting.close()

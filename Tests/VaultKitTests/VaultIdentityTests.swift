@@ -139,6 +139,31 @@ import TestSupport
 
     /// The identity lives under the KEK: it survives re-keys, host removal and passphrase
     /// or key changes, and hosts keep opening after each.
+    /// `vault passwd`'s one transaction (a new master key and a new passphrase) re-signs
+    /// the wraps and seals the identity's seed under the new passphrase's KEK: hosts keep
+    /// opening with their pin, and only the new passphrase can sign a new host.
+    @Test func aPassphraseChangingReKeyKeepsTheIdentityAndItsHosts() throws {
+        let (vault, path) = try Fixtures.passphraseVault()
+        try vault.set("one", service: "s", account: "a")
+        let host = HostKeyPair.generate()
+        try vault.addHost(host.publicKey, name: "web2")
+        let pinned = try vault.identity()
+
+        try vault.rekey(changingPassphraseTo: SecretBytes("new horse"), kdf: testKDF)
+        #expect(try vault.identity() == pinned)
+        #expect(try Vault.open(at: path, hostKey: host, identity: pinned).string(service: "s", account: "a") == "one")
+        // The same handle signs with the seed now sealed under the new KEK.
+        try vault.addHost(HostKeyPair.generate().publicKey, name: "web3")
+        vault.close()
+
+        let reopened = try Vault.open(at: path, passphrase: "new horse")
+        #expect(try reopened.identity() == pinned)
+        let another = HostKeyPair.generate()
+        try reopened.addHost(another.publicKey, name: "web4")
+        #expect(try Vault.open(at: path, hostKey: another, identity: pinned).verify() == 1)
+        #expect(try Vault.open(at: path, hostKey: host, identity: pinned).verify() == 1)
+    }
+
     @Test func theIdentitySurvivesReKeyRemovalAndPassphraseChanges() throws {
         let (vault, path) = try Fixtures.passphraseVault()
         try vault.set("one", service: "s", account: "a")
