@@ -173,7 +173,7 @@ import TestSupport
         #expect(get.stderr == "vault: refusing the item for service 'git:https://example.com', account 'alice': its password holds a newline or NUL, which git's credential protocol cannot carry; nothing was written\n")
     }
 
-    /// The attack of issue 26: an item whose OAuth refresh token holds lines of its own.
+    /// The injection attack: an item whose OAuth refresh token holds lines of its own.
     /// Written raw, they made `git credential fill` (which keeps the last value of each
     /// attribute) hand mallory's username and password to git.
     @Test func aRefreshTokenWithLinesCannotInjectCredentialsIntoGit() throws {

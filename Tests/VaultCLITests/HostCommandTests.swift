@@ -122,7 +122,7 @@ import Glibc
         #expect(bad.stderr.contains("44 characters of base64"))
     }
 
-    /// The attack of issue 26: whoever can write the vault file but has no passphrase
+    /// The host-swap attack: whoever can write the vault file but has no passphrase
     /// builds a vault of their own, adds the host's (public) key, and moves it into place.
     /// The host, having pinned the real vault's identity, refuses it.
     @Test func anAttackersVaultMovedIntoPlaceIsRefusedByTheHost() throws {

@@ -184,7 +184,7 @@ struct PostgresCLI {
         #expect(try postgres.run(["verify"]).status == 0)
     }
 
-    /// The attack of issue 26 by the DBA: the rows of a vault of their own, made for the
+    /// The DBA's attack on a host: the rows of a vault of their own, made for the
     /// host's public key, put in place of the real vault's. The host refuses them.
     @Test func aDBAsOwnVaultPutInPlaceIsRefusedByTheHost() throws {
         let postgres = try PostgresCLI()

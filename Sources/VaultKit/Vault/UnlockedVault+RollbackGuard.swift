@@ -39,6 +39,11 @@ extension UnlockedVault {
         } catch where error.code == .rolledBack {
             manifestCheck.resetAll()
             throw error
+        } catch {
+            // A passphrase change by another process since this call read the keys: the
+            // caller follows it and compares again (``Vault``'s `withUnlocked`).
+            if case .keyChanged = error { manifestCheck.guardPending = pending }
+            throw error
         }
     }
 

@@ -454,15 +454,15 @@ public final class Vault: Sendable {
                 do throws(VaultError) {
                     result = try body(&vault)
                 } catch .keyChanged {
-                    try vault.checkPendingRollbackGuard()
+                    try Self.checkPendingRollbackGuardFollowing(&vault)
                     follows += 1
                     guard follows <= Self.maximumFollowedKeyChanges, try vault.followChangedWrapping() else { throw .keyChanged }
                     continue
                 } catch {
-                    try vault.checkPendingRollbackGuard()
+                    try Self.checkPendingRollbackGuardFollowing(&vault)
                     throw error
                 }
-                try vault.checkPendingRollbackGuard()
+                try Self.checkPendingRollbackGuardFollowing(&vault)
                 return result
             }
         }
@@ -472,6 +472,22 @@ public final class Vault: Sendable {
     /// gives up with ``VaultError/keyChanged``: far more than a person runs `vault passwd`
     /// while one write waits.
     private static let maximumFollowedKeyChanges = 16
+
+    /// The rollback guard's comparison of a state this call verified, following key
+    /// changes as the call itself does: the comparison reads the state again, which a
+    /// passphrase change by another process in between makes unreadable with the keys
+    /// this handle held (a successful call must not then fail with `keyChanged`).
+    private static func checkPendingRollbackGuardFollowing(_ vault: inout UnlockedVault) throws(VaultError) {
+        var follows = 0
+        while true {
+            do throws(VaultError) {
+                return try vault.checkPendingRollbackGuard()
+            } catch .keyChanged {
+                follows += 1
+                guard follows <= maximumFollowedKeyChanges, try vault.followChangedWrapping() else { throw .keyChanged }
+            }
+        }
+    }
 
     private static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components
