@@ -62,6 +62,14 @@ import VaultKit
                     log.failures.withLock { $0.append("key change: \(error)") }
                 }
                 round += 1
+                // A person runs `vault passwd` now and then, not back to back: without a
+                // pause, on a loaded machine every Argon2id a writer spends following one
+                // change could be overtaken by the next, and it gives up after 16 (by
+                // design). Wait for one more acknowledged write before the next change.
+                let acknowledged = log.acknowledged.withLock { $0.count }
+                while log.acknowledged.withLock({ $0.count }) == acknowledged && log.writersDone.load(ordering: .acquiring) < writers {
+                    usleep(5_000)
+                }
             }
         }
         group.wait()
