@@ -1,9 +1,10 @@
 extension RawDatabase {
     /// Every table of the vault put back, in place, to what the vault file `copy` holds
     /// (one transaction), while other connections have it open: what someone with write
-    /// access to the database (a PostgreSQL host, a DBA) can do to its rows.
-    public func putRowsBack(from copy: String) {
-        let tables = ["vault_header", "vault_items", "vault_manifest", "vault_generation"]
+    /// access to the database (a PostgreSQL host, a DBA) can do to its rows. With
+    /// `hostWraps`, the host wraps too (both files must have that table).
+    public func putRowsBack(from copy: String, hostWraps: Bool = false) {
+        let tables = ["vault_header", "vault_items", "vault_manifest", "vault_generation"] + (hostWraps ? ["vault_host_wraps"] : [])
         execute("ATTACH DATABASE '\(copy)' AS old")
         execute("BEGIN IMMEDIATE")
         for table in tables {

@@ -54,7 +54,7 @@ import Glibc
         #expect(throws: VaultError.rolledBack(path: path, seenGeneration: seen, fileGeneration: 1)) { try Self.open(path, key, rollbackGuard) }
     }
 
-    enum Damage: String, CaseIterable { case flippedMAC, flippedGeneration, wrongMagic, shortened, lengthened, otherGuardKey }
+    enum Damage: String, CaseIterable { case flippedMAC, flippedGeneration, flippedKeyCheck, retiredCountWithoutKeys, wrongMagic, shortened, lengthened, otherGuardKey }
 
     /// A record that exists and does not authenticate is refused, naming its path, until
     /// the vault's state is accepted on purpose; it is never overwritten as if missing.
@@ -67,10 +67,12 @@ import Glibc
         vault.close()
         let recordPath = try Self.recordPath(rollbackGuard)
         var record = Fixtures.bytes(of: recordPath)
-        #expect(record.count == 80 && Array(record.prefix(8)) == Array("VKRG0002".utf8))
+        #expect(record.count == RollbackGuardFile.baseCount && Array(record.prefix(8)) == Array("VKRG0003".utf8))
         switch damage {
-        case .flippedMAC: record[79] ^= 1
+        case .flippedMAC: record[record.count - 1] ^= 1
         case .flippedGeneration: record[8] ^= 1
+        case .flippedKeyCheck: record[48] ^= 1
+        case .retiredCountWithoutKeys: record[80] = 1
         case .wrongMagic: record[7] = UInt8(ascii: "9")
         case .shortened: record.removeLast()
         case .lengthened: record.append(0)
@@ -113,7 +115,7 @@ import Glibc
         #expect(Fixtures.bytes(of: recordPath) == formatOne)
         Fixtures.write(current, to: path)
         _ = try Self.open(path, key, rollbackGuard)
-        #expect(Array(Fixtures.bytes(of: recordPath).prefix(8)) == Array("VKRG0002".utf8))
+        #expect(Array(Fixtures.bytes(of: recordPath).prefix(8)) == Array("VKRG0003".utf8))
 
         var forged = formatOne
         forged[79] ^= 1

@@ -109,7 +109,7 @@ final class ManifestCheck {
     /// A state committed by another process that this call verified outside a write
     /// transaction, for the rollback guard to compare once the call's transactions have
     /// ended (``UnlockedVault/checkPendingRollbackGuard()``).
-    var guardPending: (generation: UInt64, root: ManifestDigest)?
+    var guardPending: RollbackGuardFile.State?
 
     /// After this connection's own commit, from a version this check was valid for.
     func ownCommit(from before: Int64, to after: Int64) {

@@ -65,12 +65,10 @@ struct RollbackGuardKey {
         return key
     }
 
-    /// `BLAKE2b-256(key, "VKRG0002" || vault_id || u64le(generation) || root)` (docs/FORMAT.md section 10).
-    func mac(vaultID: [UInt8], generation: UInt64, root: ManifestDigest) -> [UInt8] {
-        var message = RollbackGuardFile.magic
-        message += vaultID
-        withUnsafeBytes(of: generation.littleEndian) { message += $0 }
-        message += root.bytes
+    /// `BLAKE2b-256(key, magic || vault_id || body)`, where `body` is the record's bytes
+    /// between its magic and its MAC (docs/FORMAT.md section 10).
+    func mac(magic: [UInt8], vaultID: [UInt8], body: [UInt8]) -> [UInt8] {
+        let message = magic + vaultID + body
         var output = [UInt8](repeating: 0, count: 32)
         key.withBytes { key in
             _ = crypto_generichash(&output, 32, message, UInt64(message.count), key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)

@@ -11,8 +11,10 @@ extension UnlockedVault {
     /// write lock's snapshot, so a record ahead of it is a rollback. Elsewhere the snapshot
     /// may be older than a commit recorded since, which only a fresh read (after this
     /// call's transactions) can tell: it is compared by ``checkPendingRollbackGuard()``.
-    func noteVerifiedState(_ state: (generation: UInt64, root: ManifestDigest)) throws(VaultError) {
+    func noteVerifiedState(_ verified: (generation: UInt64, root: ManifestDigest)) throws(VaultError) {
         guard let rollbackGuard else { return }
+        // With the master key it verified under: the record may have retired that key.
+        let state = (verified.generation, verified.root, keys.keyCheck)
         guard manifestCheck.holdsWriteLock else {
             manifestCheck.guardPending = state
             return
@@ -34,7 +36,7 @@ extension UnlockedVault {
         do {
             try rollbackGuard.compare(pending, keys: keys, inWriteTransaction: false) { () throws(VaultError) in
                 let state = try verifiedStateFollowingRekey()
-                return (state.generation, state.root)
+                return (state.generation, state.root, keys.keyCheck)
             }
         } catch where error.code == .rolledBack {
             manifestCheck.resetAll()

@@ -138,7 +138,7 @@ struct UnlockedVault {
     func recordCommit() {
         guard let committed = manifestCheck.committing else { return }
         manifestCheck.committing = nil
-        rollbackGuard?.record(committed, keys: keys)
+        rollbackGuard?.record((committed.generation, committed.root, keys.keyCheck), keys: keys)
     }
 
     // MARK: Reading

@@ -420,7 +420,7 @@ public final class Vault: Sendable {
                 // handle unlocked the vault: its old keys do not verify the new header.
                 let state = try vault.verifiedStateFollowingRekey()
                 guard state.vaultID == vaultID else { throw .tampered(reason: .vaultIDChanged) }
-                return (state.generation, state.root)
+                return (state.generation, state.root, vault.keys.keyCheck)
             }
             vault.rollbackGuard = file
             return unrecorded

@@ -26,6 +26,10 @@ extension VaultError: CustomStringConvertible {
             if seen == found {
                 return "\(path) is not the state this user last saw at generation \(seen): it was replaced, or lost commits and was written again"
             }
+            if found > seen {
+                // Only a master key the record has retired makes a later generation rolled back.
+                return "\(path) is under a master key this vault has retired (generation \(found), seen \(seen) under a newer key): an earlier state was written back, as a removed host or an old key's holder could"
+            }
             return "\(path) is older than a state this user has seen (generation \(found), seen \(seen)): it was replaced with an older copy or lost commits from its -wal"
         case .rollbackRecordInvalid:
             return "the rollback guard's record \(path) does not authenticate (damaged, replaced, or written under another guard key); it is not taken as missing"
