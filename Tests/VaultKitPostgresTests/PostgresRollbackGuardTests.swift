@@ -51,4 +51,59 @@ import VaultKit
         #expect(throws: expected) { try reopened.useRollbackGuard(other) }
         #expect(throws: expected) { try reopened.useRollbackGuard(held) }
     }
+
+    /// A host removed with `removeHost` kept the rows (its own wrap among them) and the
+    /// old master key. It puts them back and writes through them, as any holder of that
+    /// key can, until their generation is past every one seen: the remaining host and the
+    /// owner, whose records saw the new key, say `rolledBack`; a held handle too.
+    @Test func aRemovedHostsRowsWrittenPastTheSeenGenerationAreRolledBack() throws {
+        let (location, schema) = try TestServer.locationInNewSchema()
+        let key = VaultKey.random()
+        let (ownerGuard, hostGuard) = (Self.guardDirectory("owner"), Self.guardDirectory("web2"))
+        let vault = try Vault.create(postgres: location, key: key)
+        try vault.useRollbackGuard(ownerGuard)
+        try vault.set("v1-old-password", service: "db", account: "admin")
+        let removed = HostKeyPair.generate(), remaining = HostKeyPair.generate()
+        try vault.addHost(removed.publicKey, name: "old")
+        try vault.addHost(remaining.publicKey, name: "web2")
+        let pinned = try vault.identity()
+        let openAsHost = { () throws -> Vault in
+            let host = try Vault.open(postgres: location, hostKey: remaining, identity: pinned)
+            try host.useRollbackGuard(hostGuard)
+            return host
+        }
+        #expect(try openAsHost().string(service: "db", account: "admin") == "v1-old-password")
+        let attacker = try TestServer.attacker()
+        for table in Self.tables { try attacker.execute("CREATE TABLE \(schema).kept_\(table) AS SELECT * FROM \(schema).\(table)") }
+
+        try vault.removeHost("old")
+        try vault.set("v2-new-password", service: "db", account: "admin")
+        #expect(try openAsHost().string(service: "db", account: "admin") == "v2-new-password")
+        let generation = { () throws -> UInt64 in
+            UInt64(try attacker.query("SELECT generation FROM \(schema).vaultkit_header") { $0.int64(0, 0) })
+        }
+        let seen = try generation()
+
+        try attacker.execute("BEGIN")
+        for table in Self.tables.reversed() { try attacker.execute("DELETE FROM \(schema).\(table)") }
+        for table in Self.tables { try attacker.execute("INSERT INTO \(schema).\(table) SELECT * FROM \(schema).kept_\(table)") }
+        try attacker.execute("COMMIT")
+        let removedHost = try Vault.open(postgres: location, hostKey: removed, identity: pinned)
+        while try generation() <= seen { try removedHost.set("attacker's", service: "db", account: "admin") }
+        removedHost.close()
+        let forged = try generation()
+
+        // Without a record, every holder takes it: self-consistent, and newer-looking.
+        let unguarded = try Vault.open(postgres: location, key: key)
+        #expect(try unguarded.string(service: "db", account: "admin") == "attacker's")
+        #expect(try unguarded.verify() == 1)
+        unguarded.close()
+        let expected = VaultError.rolledBack(path: vault.path, seenGeneration: seen, fileGeneration: forged)
+        #expect(throws: expected) { try vault.string(service: "db", account: "admin") }
+        #expect(throws: expected) { try vault.set("fork", service: "db", account: "admin") }
+        #expect(throws: expected) { try openAsHost() }
+        let reopened = try Vault.open(postgres: location, key: key)
+        #expect(throws: expected) { try reopened.useRollbackGuard(ownerGuard) }
+        #expect(try generation() == forged, "nothing was written")
+    }
 }

@@ -75,7 +75,9 @@ import TestSupport
         let pinned = try vault.identity()
         // A remaining host that does not open the vault again before the replay.
         try Self.openAsHost(path, remaining, pinned, lateGuard).close()
+        // The holder knows the vault under the key to be retired: in use before the removal.
         let held = holder == .remainingHost ? nil : try Self.openWithPassphrase(path, holderGuard)
+        if holder == .remainingHost { try Self.openAsHost(path, remaining, pinned, holderGuard).close() }
         // What the host to be removed keeps: every row as it is now, its own wrap among them.
         let kept = TestPaths.temporaryDirectory("kept") + "/kept.vault"
         RawDatabase(path).copy(to: kept)
