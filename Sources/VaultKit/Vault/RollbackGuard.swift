@@ -11,11 +11,13 @@ import Darwin
 /// (every older copy is self-consistent), nor notice that its `-wal` lost its last
 /// commits (SQLite then opens the last state it can read). Every commit of a format-3
 /// vault counts up an authenticated *generation*; with a guard, each commit also records
-/// `(generation, manifest root)` in a small file named for the vault's id, MACed with a
+/// `(generation, manifest root)` and the master key's check value (with the keys the
+/// vault has retired) in a small file named for the vault's id, MACed with a
 /// key of this user's own kept beside the records (not the vault's key, which a re-key
 /// replaces), and opening compares the two, as does every later read that meets a state
-/// committed by another process. A file older than the record is
-/// ``VaultError/rolledBack(path:seenGeneration:fileGeneration:)``; a record that exists
+/// committed by another process. A file older than the record, or under a master key the
+/// vault has retired (a removed host writing back the state it knew, at any generation),
+/// is ``VaultError/rolledBack(path:seenGeneration:fileGeneration:)``; a record that exists
 /// but does not authenticate is ``VaultError/rollbackRecordInvalid(path:)``, never taken
 /// as missing.
 ///

@@ -375,7 +375,7 @@ public final class Vault: Sendable {
     /// `rollbackGuard`'s directory, and from now on records each commit there.
     ///
     /// Call it right after opening. It is O(1): it reads the vault's authenticated
-    /// generation and manifest root, and one 80-byte record; each later commit adds one
+    /// generation and manifest root, and one record of at most 2161 bytes; each later commit adds one
     /// small write to the record (see ``RollbackGuard``).
     ///
     /// - Parameters:
@@ -384,7 +384,9 @@ public final class Vault: Sendable {
     ///     is older than the record: for a backup restored on purpose.
     /// - Throws: ``VaultError/rolledBack(path:seenGeneration:fileGeneration:)`` when the
     ///   file is older than the record (replaced with an older copy, or commits lost
-    ///   from its `-wal`), or holds a different state at the recorded generation;
+    ///   from its `-wal`), holds a different state at the recorded generation, or is under
+    ///   a master key the vault has retired (a removed host's pre-removal state written
+    ///   back at a higher generation);
     ///   ``VaultError/tampered(reason:)`` if the header does not authenticate;
     ///   ``VaultError/io(path:errno:)`` and the permission errors for the record's directory.
     public func useRollbackGuard(_ rollbackGuard: RollbackGuard, acceptingCurrentState: Bool = false) throws(VaultError) {

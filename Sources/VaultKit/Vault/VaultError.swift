@@ -93,7 +93,8 @@ extension VaultError {
     /// Authentication failed: an item or the header was modified, moved or replaced.
     public static func tampered(reason: Reason) -> VaultError { VaultError(.tampered, reason: reason) }
     /// The vault file holds an older state than one this user has already seen or
-    /// written (see ``Vault/useRollbackGuard(_:acceptingCurrentState:)-5nooc``).
+    /// written, or one under a master key the vault has retired, whatever its generation
+    /// (see ``Vault/useRollbackGuard(_:acceptingCurrentState:)-5nooc``).
     public static func rolledBack(path: String, seenGeneration: UInt64, fileGeneration: UInt64) -> VaultError {
         VaultError(.rolledBack, path: path, seenGeneration: seenGeneration, fileGeneration: fileGeneration)
     }
