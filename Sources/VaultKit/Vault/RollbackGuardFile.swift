@@ -24,16 +24,16 @@ final class RollbackGuardFile: @unchecked Sendable {
     /// The second format, without keys: read, and rewritten as the current format at the
     /// next record (its key then taken as the current one).
     static let formatTwoMagic = Array("VKRG0002".utf8)
-    /// The first format, MACed under the vault's manifest key: carried over as the second.
+    /// The first format, MACed under the vault's manifest key: carried over the same way.
     static let formatOneMagic = Array("VKRG0001".utf8)
     /// The length of a record of the first two formats.
     static let formatTwoCount = 8 + 8 + 32 + 32
     /// The length of a current record retiring no key.
     static let baseCount = 8 + 8 + 32 + 32 + 1 + 32
     /// How many retired master keys a record keeps, the oldest dropped first: 64 re-keys
-    /// (`vault rekey`, `vault passwd` unless `--rewrap-only`, `vault host remove`) back, in 2161 bytes,
-    /// one small write within a page. A state under a key retired longer ago than that
-    /// is compared by its generation alone (docs/THREAT-MODEL.md).
+    /// (`vault rekey`, `vault passwd` unless `--rewrap-only`, `vault host remove`) back,
+    /// in at most 2161 bytes, one small write within a page. A state under a key retired
+    /// longer ago than that is compared by its generation alone (docs/THREAT-MODEL.md).
     static let maximumRetiredKeys = 64
     static let maximumCount = baseCount + 32 * maximumRetiredKeys
 
@@ -132,14 +132,14 @@ final class RollbackGuardFile: @unchecked Sendable {
             guard !accepting else {
                 // The keys retired before are kept when the record still authenticates.
                 let previous = try? read(keys: keys)
-                return try recordIfPossible(Self.record(after: previous ?? nil, for: state), keys: keys)
+                return try recordIfPossible(Self.nextRecord(after: previous ?? nil, for: state), keys: keys)
             }
             let seen = try read(keys: keys)
             if let seen {
                 try throwIfRolledBack(state, seen)
                 guard Self.needsRecording(state, after: seen) else { return nil }
             }
-            return try recordIfPossible(Self.record(after: seen, for: state), keys: keys)
+            return try recordIfPossible(Self.nextRecord(after: seen, for: state), keys: keys)
         }
     }
 
@@ -155,7 +155,7 @@ final class RollbackGuardFile: @unchecked Sendable {
     ) throws(VaultError) {
         try withLock { () throws(VaultError) in
             guard let seen = try read(keys: keys) else {
-                _ = try? recordIfPossible(Self.record(after: nil, for: state), keys: keys)
+                _ = try? recordIfPossible(Self.nextRecord(after: nil, for: state), keys: keys)
                 return
             }
             if Self.isRolledBack(state, seen) {
@@ -163,7 +163,7 @@ final class RollbackGuardFile: @unchecked Sendable {
                 try throwIfRolledBack(try currentState(), seen)
                 return
             }
-            if Self.needsRecording(state, after: seen) { _ = try? recordIfPossible(Self.record(after: seen, for: state), keys: keys) }
+            if Self.needsRecording(state, after: seen) { _ = try? recordIfPossible(Self.nextRecord(after: seen, for: state), keys: keys) }
         }
     }
 
@@ -178,7 +178,7 @@ final class RollbackGuardFile: @unchecked Sendable {
                 if seen.retired.contains(state.keyCheck) || seen.generation > state.generation { return }
                 if seen.generation == state.generation && !Self.needsRecording(state, after: seen) { return }
             }
-            _ = try recordIfPossible(Self.record(after: seen, for: state), keys: keys)
+            _ = try recordIfPossible(Self.nextRecord(after: seen, for: state), keys: keys)
         }
     }
 
@@ -204,7 +204,7 @@ final class RollbackGuardFile: @unchecked Sendable {
     /// The record of `state`, keeping what `previous` retired and retiring its key if
     /// `state` is under another: the first holder to see a new master key retires the
     /// old one, for good (a state accepted on purpose under a retired key takes it back).
-    static func record(after previous: Record?, for state: State) -> Record {
+    static func nextRecord(after previous: Record?, for state: State) -> Record {
         var retired = previous?.retired ?? []
         if let old = previous?.keyCheck, old != state.keyCheck, !retired.contains(old) { retired.append(old) }
         retired.removeAll { $0 == state.keyCheck }
