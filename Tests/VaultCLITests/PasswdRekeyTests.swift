@@ -16,15 +16,20 @@ import Glibc
         try cli.initVault()
         try cli.set("api", "alice", "before")
         let check = { RawDatabase(cli.vaultPath).rows("SELECT master_key_check FROM vault_header")[0][0] }
+        // One transaction each (docs/FORMAT.md section 7): the generation moves by one.
+        let generation = { RawDatabase(cli.vaultPath).integer("SELECT generation FROM vault_generation") }
         let original = check()
+        let before = try #require(generation())
 
         let rewrapped = try cli.run(["passwd", "--rewrap-only"] + CLI.cheapKDF, env: ["VAULT_NEW_PASSPHRASE": "middle"])
         #expect(rewrapped.status == 0, "\(rewrapped.stderr)")
         #expect(check() == original)
+        #expect(generation() == before + 1)
 
         let changed = try cli.run(["passwd"] + CLI.cheapKDF, env: ["VAULT_PASSPHRASE": "middle", "VAULT_NEW_PASSPHRASE": "new"])
         #expect(changed.status == 0, "\(changed.stderr)")
         #expect(check() != original)
+        #expect(generation() == before + 2)
         #expect(try cli.run(["get", "api", "alice"], env: ["VAULT_PASSPHRASE": "new"]).stdout == "before\n")
         #expect(try cli.run(["verify"], env: ["VAULT_PASSPHRASE": "new"]).status == 0)
         #expect(try cli.run(["get", "api", "alice"], env: ["VAULT_PASSPHRASE": "old"]).status == 1)
