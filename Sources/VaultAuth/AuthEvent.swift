@@ -95,8 +95,9 @@ public struct AuthEvent: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-// The spellings of the former enum's cases, so `emit(.refreshed)` and `.signedOut(reason)`
-// read as they did.
+// Members spelled like enum cases, so `emit(.refreshed)` and `.signedOut(reason)` read as
+// an enum's would: the type is a struct so that it can gain events without breaking a
+// client's `switch`.
 extension AuthEvent {
     /// Tokens were stored by a sign-in.
     public static let signedIn = AuthEvent(.signedIn)

@@ -75,7 +75,8 @@ public struct SignOutReason: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-// The spellings of the former enum's cases, so `.signedOut(.userSignedOut)` reads as it did.
+// Members spelled like enum cases, so `.signedOut(.userSignedOut)` reads as an enum's would:
+// the type is a struct so that it can gain reasons without breaking a client's `switch`.
 extension SignOutReason {
     /// There were no stored tokens.
     public static let neverSignedIn = SignOutReason(.neverSignedIn)

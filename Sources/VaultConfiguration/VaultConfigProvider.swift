@@ -18,7 +18,7 @@ public import VaultKit
 /// The provider keeps the service's items in memory: `value(forKey:type:)` and
 /// `snapshot()` read that copy. `fetchValue` first re-reads the vault if it changed.
 /// Run the provider as a swift-service-lifecycle `Service` to watch: it polls the
-/// vault's ``VaultChangeToken`` (one header read) every `pollInterval`, and on a change,
+/// vault's `VaultChangeToken` (one header read) every `pollInterval`, and on a change,
 /// by this or another process, reloads the items and updates the watchers of the keys
 /// whose values changed. Vault work runs on the provider's own dispatch queue, never on
 /// the Swift concurrency pool.
@@ -55,7 +55,7 @@ public final class VaultConfigProvider: Sendable {
     ///   - service: the vault service holding the values.
     ///   - pollInterval: how often the running service checks for changes.
     ///   - logger: where failed reloads are reported (without values).
-    /// - Throws: ``VaultKit/VaultError`` from reading the vault.
+    /// - Throws: `VaultError` from reading the vault.
     public init(vault: Vault, service: String, pollInterval: Duration = .seconds(5), logger: Logger = Logger(label: "VaultConfiguration")) async throws {
         self.vault = vault
         self.service = service

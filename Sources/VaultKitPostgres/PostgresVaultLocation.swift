@@ -5,7 +5,7 @@ import VaultKit
 /// `key=value` pairs) and the vault's name in that database.
 ///
 /// The connection string may hold a password, so it is never shown: ``description``
-/// (what errors and ``Vault/path`` name) is rebuilt from the user, host, port and
+/// (what errors and `Vault.path` name) is rebuilt from the user, host, port and
 /// database alone, and reflection (`dump`) sees only that. Prefer leaving the password
 /// out: libpq reads it from `PGPASSFILE`, `~/.pgpass` or `PGPASSWORD` by itself.
 /// TLS with certificate verification: `sslmode=verify-full sslrootcert=/path/ca.pem`.
@@ -19,7 +19,7 @@ public struct PostgresVaultLocation: Sendable, CustomStringConvertible, CustomDe
     /// `postgres://user@host:port/database#vault`, without the password.
     public let description: String
 
-    /// - Throws: ``VaultError/invalidArgument(_:)`` for a connection string libpq cannot
+    /// - Throws: `VaultError.invalidArgument(_:)` for a connection string libpq cannot
     ///   parse (without repeating it) or a malformed vault name.
     public init(_ connection: String, vaultName: String = "default") throws(VaultError) {
         guard (1...63).contains(vaultName.utf8.count),

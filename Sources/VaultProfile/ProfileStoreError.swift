@@ -52,7 +52,8 @@ public struct ProfileStoreError: Error, Hashable, Sendable, CustomStringConverti
     }
 }
 
-// The spellings of the former enum's cases, so `throw ProfileStoreError.shutDown` reads as it did.
+// Members spelled like enum cases, so `throw ProfileStoreError.shutDown` reads as an enum's
+// would: the type is a struct so that it can gain codes without breaking a client's `switch`.
 extension ProfileStoreError {
     public static let notSignedIn = ProfileStoreError(.notSignedIn)
     public static let noProfile = ProfileStoreError(.noProfile)

@@ -7,7 +7,7 @@ import VaultKitPostgres
 
 /// Client processes on different hosts (simulated as processes, each with its own database
 /// session) sharing one account's tokens in one PostgreSQL vault.
-@Suite(.serialized) struct PostgresRefreshTests {
+@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server"), .serialized) struct PostgresRefreshTests {
     /// Both processes find the access token expired at once: the refresh lock, an advisory
     /// lock in the database, lets one ask the token endpoint while the other waits and then
     /// adopts its tokens from the vault. A lock file beside the vault could not do this

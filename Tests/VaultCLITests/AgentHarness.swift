@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import VaultKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -102,8 +103,7 @@ struct RawAgentConnection {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 && errno == EINTR { continue }
+            let n = buffer.withUnsafeMutableBytes { bytes in SystemIO.retryingInterrupted { recv(fd, bytes.baseAddress, bytes.count, 0) } }
             if n <= 0 { return received }
             received += buffer[0..<n]
         }

@@ -23,8 +23,8 @@ import Glibc
             let listener = listener
             Thread.detachNewThread {
                 while true {
-                    let connection = accept(listener, nil, nil)
-                    if connection < 0 { if errno == EINTR { continue } else { return } }
+                    let connection = SystemIO.retryingInterrupted { accept(listener, nil, nil) }
+                    if connection < 0 { return }
                     Self.serve(connection)
                 }
             }

@@ -62,6 +62,7 @@ import VaultKit
             .keyChanged, .closed, .secretNotUTF8, .cryptoUnavailable, .keyDerivationFailed,
             .rolledBack(path: "/i", seenGeneration: 7, fileGeneration: 3), .batchEnded, .reentrantCall,
             .valueNotEncodable, .valueNotDecodable, .unsupportedValueEncoding(version: 2), .rollbackRecordInvalid(path: "/j"),
+            .cancelled,
         ]
         let allCodes = (0...UInt8.max).compactMap(VaultError.Code.init(rawValue:))
         #expect(Set(errors.map(\.code)) == Set(allCodes))

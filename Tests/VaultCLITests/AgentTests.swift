@@ -307,8 +307,9 @@ import Glibc
         #expect(access(squatted + "/agent.sock", F_OK) != 0)
     }
 
-    /// `(vault unlock 7>&1) | cat` used to never end: the background agent inherited the
-    /// shell's descriptor 7, the pipe's write end, and held it for its whole life.
+    /// `(vault unlock 7>&1) | cat` ends: were the background agent to inherit the shell's
+    /// descriptor 7, the pipe's write end, it would hold it for its whole life and `cat`
+    /// would never see the end of its input.
     @Test func theBackgroundAgentKeepsNoDescriptorOfItsCaller() throws {
         let cli = CLI()
         try cli.initVault()

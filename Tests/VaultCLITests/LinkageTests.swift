@@ -29,17 +29,19 @@ import TestSupport
 
     /// libpq (and the ~20 libraries it needs) is loaded by the first PostgreSQL call
     /// (CLibPQLoader), not at the start of every command: a file vault never loads it.
-    @Test func libpqIsLoadedOnlyForAPostgresVault() throws {
+    @Test func libpqIsNotLoadedForAFileVault() throws {
         let cli = CLI()
         try cli.initVault()
         try cli.set("s", "a", "secret")
         let file = try Self.loadedObjects(cli, ["get", "s", "a"], vault: true)
         #expect(!file.contains { $0.hasPrefix("libpq.so") }, "\(file.sorted())")
         #expect(file.contains { $0.hasPrefix("libsodium") }, "\(file.sorted())")
-        guard let server = ProcessInfo.processInfo.environment["VAULTKIT_TEST_POSTGRES_URL"] else {
-            Issue.record("VAULTKIT_TEST_POSTGRES_URL is not set (scripts/postgres-test-cluster.sh)")
-            return
-        }
+    }
+
+    @Test(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server"))
+    func libpqIsLoadedForAPostgresVault() throws {
+        let cli = CLI()
+        let server = try #require(PostgresTestServer.url, "VAULTKIT_TEST_POSTGRES_URL is not set (scripts/postgres-test-cluster.sh)")
         let postgres = try Self.loadedObjects(cli, ["init", "--vault", server + "#linkage-" + UUID().uuidString.lowercased()] + CLI.cheapKDF)
         #expect(postgres.contains { $0.hasPrefix("libpq.so") }, "\(postgres.sorted())")
     }

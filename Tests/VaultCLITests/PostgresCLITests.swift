@@ -32,7 +32,7 @@ struct PostgresCLI {
     }
 }
 
-@Suite struct PostgresCLITests {
+@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresCLITests {
     /// The same steps on a file and on PostgreSQL give the same output and statuses.
     @Test func itemCommandsBehaveAsOnAFile() throws {
         let postgres = try PostgresCLI()

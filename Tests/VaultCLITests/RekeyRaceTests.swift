@@ -8,8 +8,8 @@ import VaultKit
 /// `vault set` processes in loops while `vault passwd` (to the same passphrase, which
 /// re-keys under a new salt) and `vault rekey` run again and again: a writer that lost
 /// the race to a key change re-derives its key and writes, so no write fails, and every
-/// acknowledged write is in the vault afterwards. They used to fail with "re-keyed by
-/// another process".
+/// acknowledged write is in the vault afterwards, where a writer that gave up would fail
+/// with "re-keyed by another process".
 @Suite struct RekeyRaceTests {
     static let stress = ProcessInfo.processInfo.environment["VAULTKIT_STRESS"] == "1"
 

@@ -26,9 +26,9 @@ import TestSupport
         return path
     }
 
-    /// The attack of the security review: delete a row (a revoked token), then make the
-    /// file a perfect format-1 vault, which used to be "upgraded" with a manifest rebuilt
-    /// over whatever rows were there, so `verify()` said ok.
+    /// The attack: delete a row (a revoked token), then make the file a perfect format-1
+    /// vault, hoping for an automatic "upgrade" that rebuilds a manifest over whatever rows
+    /// are there, after which `verify()` would say ok.
     @Test func aFormatThreeVaultRelabelledAsFormatOneIsRefused() throws {
         let (vault, path, key) = try Fixtures.keyVault()
         try vault.set("keep", service: "api", account: "alice")

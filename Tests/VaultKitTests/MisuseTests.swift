@@ -3,10 +3,10 @@ import Testing
 import TestSupport
 import VaultKit
 
-/// Misuse that used to corrupt or deadlock now fails with a clear error and writes nothing.
+/// Misuse that could corrupt the vault or deadlock fails with a clear error and writes nothing.
 @Suite struct MisuseTests {
-    /// A `VaultBatch` kept past its closure used to write rows outside any transaction,
-    /// whose manifest change the next transaction dropped: a false `tampered` later.
+    /// A `VaultBatch` kept past its closure must not write: its rows would land outside any
+    /// transaction, whose manifest change the next transaction drops, a false `tampered` later.
     @Test func aBatchUsedAfterItsClosureWritesNothing() throws {
         let (vault, path, key) = try Fixtures.keyVault()
         nonisolated(unsafe) var escaped: VaultBatch?
@@ -38,8 +38,8 @@ import VaultKit
         #expect(try vault.items().isEmpty)
     }
 
-    /// Calling the vault from inside its own batch used to wait forever for the lock its
-    /// own thread held.
+    /// Calling the vault from inside its own batch must fail at once: waiting would be for
+    /// the lock its own thread holds, forever.
     @Test func reenteringTheVaultFromABatchFailsFast() throws {
         let (vault, _, _) = try Fixtures.keyVault()
         try vault.set("before", service: "s", account: "a")

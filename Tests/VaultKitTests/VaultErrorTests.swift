@@ -3,10 +3,11 @@ import Testing
 import TestSupport
 import VaultKit
 
-/// `VaultError` as a struct: every error still reads as the enum's did, holds no secret,
+/// `VaultError`: every error reads as users and scripts expect it to, holds no secret,
 /// and its code and reason numbers stay what the agent's wire protocol sends.
 @Suite struct VaultErrorTests {
-    /// Every code once, with the text users saw from the former enum.
+    /// Every code once, with its text: users and scripts match these words, so a change
+    /// to one must be deliberate.
     static let described: [(VaultError, String)] = [
         (.wrongPassphrase, "wrong passphrase or key"),
         (.itemNotFound, "item not found"),
@@ -46,6 +47,7 @@ import VaultKit
         (.unsupportedValueEncoding(version: 4), "unsupported value encoding version 4"),
         (.rollbackRecordInvalid(path: "/s/r"),
          "the rollback guard's record /s/r does not authenticate (damaged, replaced, or written under another guard key); it is not taken as missing"),
+        (.cancelled, "the task was cancelled before the vault call started; nothing was done"),
     ]
 
     @Test func everyCodeReadsAsBefore() {
@@ -60,7 +62,8 @@ import VaultKit
         #expect(VaultError.Code.tampered.rawValue == 9)
         #expect(VaultError.Code.unsupportedValueEncoding.rawValue == 26)
         #expect(VaultError.Code.rollbackRecordInvalid.rawValue == 27)
-        #expect(VaultError.Code(rawValue: 28) == nil)
+        #expect(VaultError.Code.cancelled.rawValue == 28)
+        #expect(VaultError.Code(rawValue: 29) == nil)
         #expect(VaultError.Code.io.description == "io")
         #expect(VaultError.Reason.missingHeader.rawValue == 0)
         #expect(VaultError.Reason.rowsChanged.rawValue == 16)

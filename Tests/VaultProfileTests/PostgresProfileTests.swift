@@ -1,13 +1,14 @@
 import Dispatch
 import Foundation
 import Testing
+import TestSupport
 import VaultKit
 import VaultKitPostgres
 import VaultProfile
 
 /// VaultProfile unchanged on a vault in PostgreSQL: what one host's store persists, another
 /// host's store (its own connection) loads.
-@Suite struct PostgresProfileTests {
+@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresProfileTests {
     @Test func aProfileStoreOnAPostgresVaultPersistsAndAnotherHostLoadsIt() async throws {
         guard let url = ProcessInfo.processInfo.environment["VAULTKIT_TEST_POSTGRES_URL"], !url.isEmpty else {
             Issue.record("VAULTKIT_TEST_POSTGRES_URL is not set: run `eval \"$(scripts/postgres-test-cluster.sh start)\"` first")

@@ -71,9 +71,8 @@ struct RefreshLock: Sendable {
             close(fd)
             throw .lock(path: path, errno: EPERM)
         }
-        while flock(fd, LOCK_EX) != 0 {
+        if SystemIO.retryingInterrupted({ flock(fd, LOCK_EX) }) != 0 {
             let code = errno
-            if code == EINTR { continue }
             close(fd)
             throw .lock(path: path, errno: code)
         }

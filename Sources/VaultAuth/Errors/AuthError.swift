@@ -128,8 +128,9 @@ public struct AuthError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-// The spellings of the former enum's cases, so `throw .unauthorized` and
-// `AuthError.signedOut(.userSignedOut)` read as they did.
+// Members spelled like enum cases, so `throw .unauthorized` and
+// `AuthError.signedOut(.userSignedOut)` read as an enum's would: the type is a struct so
+// that it can gain codes without breaking a client's `switch`.
 extension AuthError {
     /// No tokens, for this reason.
     public static func signedOut(_ reason: SignOutReason) -> AuthError { AuthError(.signedOut, signOutReason: reason) }

@@ -48,7 +48,8 @@ public struct AuthorizationError: Error, Hashable, Sendable, CustomStringConvert
     }
 }
 
-// The spellings of the former enum's cases.
+// Members spelled like enum cases, so call sites read as an enum's would: the type is a
+// struct so that it can gain codes without breaking a client's `switch`.
 extension AuthorizationError {
     public static let wrongRedirect = AuthorizationError(.wrongRedirect)
     public static let stateMismatch = AuthorizationError(.stateMismatch)

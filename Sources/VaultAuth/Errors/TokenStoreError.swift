@@ -58,7 +58,8 @@ public struct TokenStoreError: Error, Hashable, Sendable, CustomStringConvertibl
     }
 }
 
-// The spellings of the former enum's cases.
+// Members spelled like enum cases, so call sites read as an enum's would: the type is a
+// struct so that it can gain codes without breaking a client's `switch`.
 extension TokenStoreError {
     /// The vault failed with `error`.
     public static func vault(_ error: VaultError) -> TokenStoreError { TokenStoreError(.vault, vaultError: error) }

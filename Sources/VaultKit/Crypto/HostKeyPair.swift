@@ -83,8 +83,8 @@ public struct HostKeyPair: Sendable, CustomStringConvertible {
         var failure: Int32 = 0
         let bytes = SecretBytes(count: Self.privateKeyByteCount + 1) { buffer in
             while count < buffer.count {
-                let read = SystemIO.read(fd, buffer.baseAddress! + count, buffer.count - count)
-                if read < 0 { if errno == EINTR { continue }; failure = errno; return }
+                let read = SystemIO.retryingInterrupted { SystemIO.read(fd, buffer.baseAddress! + count, buffer.count - count) }
+                if read < 0 { failure = errno; return }
                 if read == 0 { break }
                 count += read
             }
@@ -112,8 +112,8 @@ public struct HostKeyPair: Sendable, CustomStringConvertible {
         privateKey.withUnsafeBytes { bytes in
             var written = 0
             while written < bytes.count {
-                let result = write(fd, bytes.baseAddress! + written, bytes.count - written)
-                if result < 0 { if errno == EINTR { continue }; failure = errno; return }
+                let result = SystemIO.retryingInterrupted { SystemIO.write(fd, bytes.baseAddress! + written, bytes.count - written) }
+                if result < 0 { failure = errno; return }
                 written += result
             }
             if fsync(fd) != 0 { failure = errno }

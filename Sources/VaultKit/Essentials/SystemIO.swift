@@ -24,3 +24,23 @@ package enum SystemIO {
         #endif
     }
 }
+
+extension SystemIO {
+    /// Makes the system call `call` again for as long as it fails with `EINTR`, as
+    /// swift-nio's `syscall` does: a signal delivered while a call blocks (the agent's
+    /// SIGCHLD, a terminal's SIGWINCH) interrupts it without anything having gone wrong.
+    ///
+    /// For calls that report failure by returning a negative value and setting `errno`
+    /// (`read`, `write`, `send`, `recv`, `accept`, `flock`, `waitpid`, ...), not for those
+    /// that return the error (`posix_spawn`).
+    ///
+    /// - Returns: the result of the first call not interrupted; when it is negative,
+    ///   `errno` still holds that call's error.
+    @inline(__always)
+    package static func retryingInterrupted<Result: BinaryInteger>(_ call: () -> Result) -> Result {
+        while true {
+            let result = call()
+            guard result < 0, errno == EINTR else { return result }
+        }
+    }
+}

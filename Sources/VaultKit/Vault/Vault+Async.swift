@@ -21,8 +21,10 @@ import Foundation
 /// Each vault has one serial queue for its async calls (they share its one connection
 /// anyway); creating and opening, which run Argon2id for up to seconds, use a new serial
 /// queue per call. Both are dispatch queues that get threads of their own instead of
-/// borrowing the cooperative pool's. An async call that was cancelled still completes:
-/// a started write is not abandoned halfway.
+/// borrowing the cooperative pool's. A call whose task is cancelled while it waits for
+/// its turn on the queue does nothing and throws ``VaultError/cancelled`` (or
+/// `CancellationError` from the calls that take a closure of yours); one that has
+/// started completes, so a write is never abandoned halfway. ``close()`` always runs.
 ///
 /// A task already running on the vault's queue (one that prefers ``Vault/executor``)
 /// has nothing to hop to: its calls run their work inline, in the same serial order.
@@ -30,35 +32,35 @@ extension Vault {
     // MARK: Creating and opening
 
     public static func create(at path: String, passphrase: String, kdf: KDFParameters = .moderate, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try create(at: path, passphrase: passphrase, kdf: kdf, busyTimeout: busyTimeout) }
+        try await offPoolOpening { () throws(VaultError) in try create(at: path, passphrase: passphrase, kdf: kdf, busyTimeout: busyTimeout) }
     }
 
     public static func create(at path: String, passphrase: SecretBytes, kdf: KDFParameters = .moderate, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try create(at: path, passphrase: passphrase, kdf: kdf, busyTimeout: busyTimeout) }
+        try await offPoolOpening { () throws(VaultError) in try create(at: path, passphrase: passphrase, kdf: kdf, busyTimeout: busyTimeout) }
     }
 
     public static func create(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try create(at: path, key: key, busyTimeout: busyTimeout) }
+        try await offPoolOpening { () throws(VaultError) in try create(at: path, key: key, busyTimeout: busyTimeout) }
     }
 
     public static func open(at path: String, passphrase: String, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try open(at: path, passphrase: passphrase, busyTimeout: busyTimeout) }
+        try await offPoolOpening { () throws(VaultError) in try open(at: path, passphrase: passphrase, busyTimeout: busyTimeout) }
     }
 
     public static func open(at path: String, passphrase: SecretBytes, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try open(at: path, passphrase: passphrase, busyTimeout: busyTimeout) }
+        try await offPoolOpening { () throws(VaultError) in try open(at: path, passphrase: passphrase, busyTimeout: busyTimeout) }
     }
 
     public static func open(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try open(at: path, key: key, busyTimeout: busyTimeout) }
+        try await offPoolOpening { () throws(VaultError) in try open(at: path, key: key, busyTimeout: busyTimeout) }
     }
 
     public static func upgrade(at path: String, passphrase: SecretBytes, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try upgrade(at: path, passphrase: passphrase, busyTimeout: busyTimeout) }
+        try await offPoolOpening { () throws(VaultError) in try upgrade(at: path, passphrase: passphrase, busyTimeout: busyTimeout) }
     }
 
     public static func upgrade(at path: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try upgrade(at: path, key: key, busyTimeout: busyTimeout) }
+        try await offPoolOpening { () throws(VaultError) in try upgrade(at: path, key: key, busyTimeout: busyTimeout) }
     }
 
     // MARK: Writing
@@ -187,16 +189,30 @@ extension Vault {
 
     /// ``close()`` off the caller's thread: closing may checkpoint the write-ahead log.
     public func close() async {
-        await offPool { self.close() }
+        await offPoolEvenIfCancelled { self.close() }
     }
 
     // MARK: Plumbing
 
     /// Runs `work` on this vault's queue and waits for it without blocking the caller's
     /// thread; inline when the caller's task is on that queue already (``executor``).
-    func offPool<Result: Sendable, Failure: Error>(_ work: @escaping @Sendable () throws(Failure) -> Result) async throws(Failure) -> Result {
+    /// Skipped, with ``VaultError/cancelled``, when the task is cancelled before its turn.
+    func offPool<Result: Sendable>(_ work: @escaping @Sendable () throws(VaultError) -> Result) async throws(VaultError) -> Result {
         if executor.isCurrent { return try work() }
-        return try await VaultQueues.run(on: executor.queue, work)
+        return try await VaultQueues.run(on: executor.queue, unlessCancelledThrowing: .cancelled, work)
+    }
+
+    /// ``offPool(_:)`` for work around a caller's closure, which may throw any error:
+    /// skipped with `CancellationError` when the task is cancelled before its turn.
+    func offPool<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
+        if executor.isCurrent { return try work() }
+        return try await VaultQueues.run(on: executor.queue, unlessCancelledThrowing: CancellationError(), work)
+    }
+
+    /// ``offPool(_:)`` for work that runs even when the task is cancelled.
+    func offPoolEvenIfCancelled(_ work: @escaping @Sendable () -> Void) async {
+        if executor.isCurrent { return work() }
+        await VaultQueues.run(on: executor.queue, work)
     }
 }
 
@@ -205,30 +221,4 @@ private struct ItemWithSecret: Sendable {
     let item: VaultItem
     let secret: SecretBytes
     init(_ pair: (item: VaultItem, secret: SecretBytes)) { (item, secret) = pair }
-}
-
-/// The queues blocking vault work runs on for async callers.
-///
-/// Dispatch queues, not the cooperative pool: a serial queue on Linux and Darwin gets a
-/// thread of its own when the shared ones are busy (it is "overcommit"), so a vault
-/// waiting for fsync or Argon2id never holds back other tasks.
-enum VaultQueues {
-    /// Creating and opening: Argon2id for up to seconds. Each call gets a serial queue
-    /// of its own (several can run at once, each on its own thread).
-    static func opening() -> DispatchQueue { DispatchQueue(label: "VaultKit.opening") }
-
-    static func run<Result: Sendable, Failure: Error>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws(Failure) -> Result) async throws(Failure) -> Result {
-        // Unsafe rather than checked: every path below resumes exactly once, and the
-        // checked variant's extra allocation is a measurable share of a 7 µs `get`.
-        let outcome: Swift.Result<Result, Failure> = await withUnsafeContinuation { continuation in
-            queue.async {
-                do throws(Failure) {
-                    continuation.resume(returning: .success(try work()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-        }
-        return try outcome.get()
-    }
 }

@@ -207,7 +207,7 @@ extension Vault {
 
 extension Vault {
     public static func open(at path: String, hostKey: HostKeyPair, identity: VaultIdentity, busyTimeout: Duration = defaultBusyTimeout) async throws(VaultError) -> Vault {
-        try await VaultQueues.run(on: VaultQueues.opening()) { () throws(VaultError) in try open(at: path, hostKey: hostKey, identity: identity, busyTimeout: busyTimeout) }
+        try await offPoolOpening { () throws(VaultError) in try open(at: path, hostKey: hostKey, identity: identity, busyTimeout: busyTimeout) }
     }
 
     @available(*, unavailable, renamed: "open(at:hostKey:identity:busyTimeout:)", message: "pin the vault's identity (Vault.identity(), 'vault host identity')")

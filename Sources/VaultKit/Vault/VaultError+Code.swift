@@ -44,6 +44,7 @@ extension VaultError {
         public static let valueNotDecodable = Code(25)
         public static let unsupportedValueEncoding = Code(26)
         public static let rollbackRecordInvalid = Code(27)
+        public static let cancelled = Code(28)
 
         /// The names, indexed by number.
         private static let names = [
@@ -51,7 +52,7 @@ extension VaultError {
             "unsupportedFormatVersion", "formatUpgradeRequired", "corrupted", "tampered", "io", "invalidArgument",
             "busy", "insecurePermissions", "untrustedOwner", "symbolicLink", "keyChanged", "closed", "secretNotUTF8",
             "cryptoUnavailable", "keyDerivationFailed", "rolledBack", "batchEnded", "reentrantCall",
-            "valueNotEncodable", "valueNotDecodable", "unsupportedValueEncoding", "rollbackRecordInvalid",
+            "valueNotEncodable", "valueNotDecodable", "unsupportedValueEncoding", "rollbackRecordInvalid", "cancelled",
         ]
 
         /// The code's name, as in `VaultError.Code.itemNotFound`.

@@ -59,6 +59,7 @@ extension VaultError: CustomStringConvertible {
         case .valueNotEncodable: return "the value could not be encoded"
         case .valueNotDecodable: return "the stored secret is not a value of the requested type"
         case .unsupportedValueEncoding: return "unsupported value encoding version \(formatVersion ?? 0)"
+        case .cancelled: return "the task was cancelled before the vault call started; nothing was done"
         default: return "vault error \(code)"
         }
     }

@@ -63,8 +63,9 @@ extension VaultError {
     }
 }
 
-// The spellings of the former enum's cases, so `throw .itemNotFound`,
-// `catch VaultError.closed` and `VaultError.io(path:errno:)` read as they did.
+// Members spelled like enum cases, so `throw .itemNotFound`, `catch VaultError.closed` and
+// `VaultError.io(path:errno:)` read as an enum's would, while the type stays a struct that
+// can gain codes without breaking a client's `switch`.
 extension VaultError {
     /// The passphrase or key does not unlock this vault.
     public static let wrongPassphrase = VaultError(.wrongPassphrase)
@@ -104,6 +105,9 @@ extension VaultError {
     /// current state on purpose with
     /// ``Vault/useRollbackGuard(_:acceptingCurrentState:)-5nooc`` `acceptingCurrentState`.
     public static func rollbackRecordInvalid(path: String) -> VaultError { VaultError(.rollbackRecordInvalid, path: path) }
+    /// The calling task was cancelled while its async call waited for the vault's queue,
+    /// so the call's work never started: nothing was read or written.
+    public static let cancelled = VaultError(.cancelled)
     /// The operating system refused an operation on this path; `errno` says why.
     public static func io(path: String, errno: Int32) -> VaultError { VaultError(.io, path: path, errno: errno) }
     /// An argument was rejected before anything was touched; the reason says which and why.

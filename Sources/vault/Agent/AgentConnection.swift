@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import VaultKit
 
 /// A client's connection to the agent: one request, one response, in turn.
 final class AgentConnection {
@@ -57,8 +58,7 @@ extension AgentConnection {
     func waitForClose() {
         var byte: UInt8 = 0
         while true {
-            let n = recv(fd, &byte, 1, 0)
-            if n < 0 && errno == EINTR { continue }
+            let n = SystemIO.retryingInterrupted { recv(fd, &byte, 1, 0) }
             if n <= 0 { return }
         }
     }

@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import CVaultCLI
+import VaultKit
 
 /// Starts `vault agent serve` in the background, as ssh-agent and rbw do: in a session
 /// of its own (no terminal, untouched by the shell's job control), standard input from
@@ -63,8 +64,7 @@ enum AgentLauncher {
         var line = [UInt8]()
         var byte: UInt8 = 0
         while line.last != UInt8(ascii: "\n") {
-            let n = read(ready[0], &byte, 1)
-            if n < 0 && errno == EINTR { continue }
+            let n = SystemIO.retryingInterrupted { SystemIO.read(ready[0], &byte, 1) }
             if n <= 0 { break }
             line.append(byte)
         }

@@ -131,11 +131,8 @@ enum AgentSocket {
         guard var next = bytes.baseAddress else { return 0 }
         var remaining = bytes.count
         while remaining > 0 {
-            let n = Glibc.send(fd, next, remaining, Int32(MSG_NOSIGNAL))
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
+            let n = SystemIO.retryingInterrupted { Glibc.send(fd, next, remaining, Int32(MSG_NOSIGNAL)) }
+            if n < 0 { return errno }
             next += n
             remaining -= n
         }
@@ -175,11 +172,8 @@ enum AgentSocket {
     private static func receiveAll(into buffer: UnsafeMutableRawBufferPointer, on fd: Int32) -> (count: Int, errno: Int32) {
         var filled = 0
         while filled < buffer.count {
-            let n = recv(fd, buffer.baseAddress! + filled, buffer.count - filled, 0)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return (filled, errno)
-            }
+            let n = SystemIO.retryingInterrupted { recv(fd, buffer.baseAddress! + filled, buffer.count - filled, 0) }
+            if n < 0 { return (filled, errno) }
             if n == 0 { break }
             filled += n
         }

@@ -33,6 +33,7 @@ enum WireVaultError {
         case .reentrantCall: return .reentrantCall
         case .valueNotEncodable: return .valueNotEncodable
         case .valueNotDecodable: return .valueNotDecodable
+        case .cancelled: return .cancelled
         default: throw MalformedMessage(reason: "unknown vault error \(number)")
         }
     }

@@ -65,8 +65,8 @@ enum ChildRunner {
         vault_cli_forward_to(child)
 
         var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 {
-            guard errno == EINTR else { throw .cannotRun(command: command[0], errno: errno) }
+        if SystemIO.retryingInterrupted({ waitpid(child, &status, 0) }) < 0 {
+            throw .cannotRun(command: command[0], errno: errno)
         }
         // WIFEXITED / WTERMSIG are macros Swift cannot import.
         let signal = status & 0x7f

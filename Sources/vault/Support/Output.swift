@@ -18,9 +18,8 @@ enum Output {
         guard var next = bytes.baseAddress else { return }
         var remaining = bytes.count
         while remaining > 0 {
-            let n = SystemIO.write(fd, next, remaining)
+            let n = SystemIO.retryingInterrupted { SystemIO.write(fd, next, remaining) }
             if n < 0 {
-                if errno == EINTR { continue }
                 throw .cannotWrite(what: fd == STDOUT_FILENO ? "standard output" : "standard error", errno: errno)
             }
             next += n

@@ -32,15 +32,13 @@ extension SecretBytes {
     ///
     /// - Returns: the number of bytes read (0 at end of input), or `errno` when it failed.
     mutating func appendRead(from fd: Int32, maxCount: Int) -> (count: Int, errno: Int32) {
-        while true {
-            var failure: Int32 = 0
-            let n = append(maxCount: maxCount) { room in
-                let n = SystemIO.read(fd, room.baseAddress, room.count)
-                if n < 0 { failure = errno }
-                return max(n, 0)
-            }
-            if failure != EINTR { return (n, failure) }
+        var failure: Int32 = 0
+        let n = append(maxCount: maxCount) { room in
+            let n = SystemIO.retryingInterrupted { SystemIO.read(fd, room.baseAddress, room.count) }
+            if n < 0 { failure = errno }
+            return max(n, 0)
         }
+        return (n, failure)
     }
 
     private mutating func fill(from fd: Int32, limit: Int, chunk: Int, untilNewline: Bool) throws(CLIError) -> Bool {

@@ -36,11 +36,8 @@ enum Terminal {
         var line = SecretBytes()
         var byte: UInt8 = 0
         while true {
-            let n = read(fd, &byte, 1)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .cannotRead(what: "the terminal", errno: errno)
-            }
+            let n = SystemIO.retryingInterrupted { SystemIO.read(fd, &byte, 1) }
+            if n < 0 { throw .cannotRead(what: "the terminal", errno: errno) }
             if n == 0 {
                 // End of input (Ctrl-D) before any newline: the user gave up.
                 guard line.count > 0 else { throw .inputEnded(noun: noun) }
