@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# `vault secret-service` against clients nobody here wrote, on a private session bus:
+#  (a) secret-tool (libsecret) store/lookup/search/clear round trips, and `vault get`
+#      finding what secret-tool stored;
+#  (b) SecretStorage's own upstream test suite, from its PyPI sdist;
+#  (c) Python keyring's BackendBasicTests on its SecretService backend;
+#  (d) the provider's security tests (Tests/SecretService/test_provider_security.py).
+# Needs dbus-daemon, secret-tool and python3 venv (scripts/install-deps.sh --test). Installs
+# SecretStorage, keyring and pytest into a virtualenv under .build/ (once). Run after
+# `swift build`; scripts/test.sh calls it. Fails on any failed or missing test; the only
+# skipped tests allowed are SecretStorage's, which skip themselves against a real
+# org.freedesktop.secrets (they need libsecret's mock service), as they do for GNOME Keyring.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+vault_cli="$(swift build --show-bin-path)/vault"
+[[ -x "$vault_cli" ]] || { echo "test-secret-service: no $vault_cli; run swift build first" >&2; exit 1; }
+for tool in dbus-daemon secret-tool gdbus; do
+    command -v "$tool" >/dev/null || { echo "test-secret-service: $tool is missing (scripts/install-deps.sh --test)" >&2; exit 1; }
+done
+
+secretstorage_version=3.5.0
+venv=.build/secret-service-venv
+[[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
+pip=("$venv/bin/python" -m pip --quiet --disable-pip-version-check)
+"$venv/bin/python" -c "import keyring, pytest, jeepney, cryptography, secretstorage" 2>/dev/null \
+    || "${pip[@]}" install keyring pytest "secretstorage==$secretstorage_version"
+sdist=.build/secretstorage-$secretstorage_version
+if [[ ! -d "$sdist/tests" ]]; then
+    "${pip[@]}" download --no-deps --no-binary :all: --no-build-isolation -d .build "secretstorage==$secretstorage_version"
+    tar -xzf ".build/secretstorage-$secretstorage_version.tar.gz" -C .build
+fi
+
+work=$(mktemp -d)
+bus_pid=""
+provider_pid=""
+cleanup() {
+    [[ -n "$provider_pid" ]] && kill "$provider_pid" 2>/dev/null && wait "$provider_pid" 2>/dev/null
+    [[ -n "$bus_pid" ]] && kill "$bus_pid" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# A vault of its own, unlocked by a key file; no agent, no rollback records of the user.
+mkdir -m 700 "$work/runtime" "$work/state"
+export VAULT_PATH="$work/ss.vault" VAULT_KEY_FILE="$work/ss.key" XDG_RUNTIME_DIR="$work/runtime" XDG_STATE_HOME="$work/state"
+unset VAULT_PASSPHRASE VAULT_PASSPHRASE_FILE VAULT_HOST_KEY_FILE VAULT_AGENT_SOCKET
+"$vault_cli" init </dev/null
+
+# A private session bus, and the provider on it.
+{ read -r address; read -r bus_pid; } < <(dbus-daemon --session --fork --nopidfile --print-address=1 --print-pid=1)
+export DBUS_SESSION_BUS_ADDRESS="$address"
+"$vault_cli" secret-service 2>"$work/provider.log" &
+provider_pid=$!
+gdbus wait --session --timeout 60 org.freedesktop.secrets \
+    || { echo "test-secret-service: the provider did not take org.freedesktop.secrets:" >&2; cat "$work/provider.log" >&2; exit 1; }
+
+fail() { echo "test-secret-service: $*" >&2; exit 1; }
+
+# (a) secret-tool, which negotiates the dh-ietf1024-sha256-aes128-cbc-pkcs7 session.
+printf 'pa$$word' | secret-tool store --label='API token' service api.example.com username alice
+[[ "$(secret-tool lookup service api.example.com username alice)" == 'pa$$word' ]] || fail "secret-tool lookup after store"
+[[ "$("$vault_cli" get api.example.com alice)" == 'pa$$word' ]] || fail "vault get of what secret-tool stored"
+printf 'new secret' | secret-tool store --label='API token' service api.example.com username alice
+[[ "$(secret-tool lookup service api.example.com username alice)" == 'new secret' ]] || fail "secret-tool store replaces"
+[[ "$("$vault_cli" list | grep -c 'api.example.com')" == 1 ]] || fail "a replaced item is still one vault item"
+search=$(secret-tool search --all service api.example.com 2>&1)
+grep -q '^label = API token$' <<<"$search" && grep -q '^attribute.username = alice$' <<<"$search" && grep -q '^secret = new secret$' <<<"$search" \
+    || fail "secret-tool search: $search"
+printf 'from vault' | "$vault_cli" set cli.example.com bob
+[[ "$(secret-tool lookup service cli.example.com username bob)" == 'from vault' ]] || fail "secret-tool lookup of an item 'vault set' wrote"
+secret-tool clear service api.example.com username alice
+if secret-tool lookup service api.example.com username alice >/dev/null 2>&1; then fail "secret-tool lookup after clear"; fi
+status=0; "$vault_cli" get api.example.com alice >/dev/null 2>&1 || status=$?
+[[ $status -eq 44 ]] || fail "vault get after secret-tool clear exits $status, not 44"
+echo "secret-tool: 8 round trips passed"
+
+# (b) SecretStorage's own suite (its run_tests.py, against the real bus name).
+ss_log="$work/secretstorage.log"
+(cd "$sdist" && "$root/$venv/bin/python" tests/run_tests.py) >"$ss_log" 2>&1 || { cat "$ss_log" >&2; fail "SecretStorage's suite failed"; }
+summary=$(grep -E '^Ran [0-9]+ tests' "$ss_log") || { cat "$ss_log" >&2; fail "no summary from SecretStorage's suite"; }
+skips=$(grep -E 'skipped .(This test should only be run with the mocked server|This test should only be run with mock-service-lock)' "$ss_log" | wc -l)
+all_skips=$(grep -cE ' \.\.\. skipped ' "$ss_log" || true)
+[[ "$skips" == "$all_skips" ]] || { cat "$ss_log" >&2; fail "SecretStorage skipped a test for another reason than the mock server"; }
+echo "SecretStorage $secretstorage_version: $summary, $all_skips skipped (they need libsecret's mock service, as against GNOME Keyring)"
+
+# (c) and (d) with pytest; every test must run and pass.
+report="$work/report.xml"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider --junitxml="$report" Tests/SecretService || fail "pytest failed"
+"$venv/bin/python" - "$report" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suite = root if root.tag == "testsuite" else root.find("testsuite")
+tests, skipped = int(suite.get("tests")), int(suite.get("skipped"))
+failed = int(suite.get("failures")) + int(suite.get("errors"))
+if tests == 0 or skipped or failed:
+    sys.exit(f"test-secret-service: {tests} tests, {failed} failed, {skipped} skipped; every test must run and pass")
+print(f"keyring and security tests: {tests} passed, 0 failed")
+PY
+kill -0 "$provider_pid" || fail "the provider died during the tests: $(cat "$work/provider.log")"
