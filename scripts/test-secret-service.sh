@@ -100,3 +100,39 @@ if tests == 0 or skipped or failed:
 print(f"keyring and security tests: {tests} passed, 0 failed")
 PY
 kill -0 "$provider_pid" || fail "the provider died during the tests: $(cat "$work/provider.log")"
+
+# (e) Another uid, on a bus configured to let every user connect (a session bus lets in
+# only its owner, so this is the provider's own check): refused with AccessDenied.
+if [[ $(id -u) -eq 0 && -x /usr/bin/setpriv ]]; then
+    open_dir=$(mktemp -d)
+    chmod 755 "$open_dir"
+    cat >"$open_dir/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$open_dir/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+CONF
+    { read -r open_address; read -r open_bus_pid; } < <(dbus-daemon --config-file="$open_dir/bus.conf" --fork --nopidfile --print-address=1 --print-pid=1)
+    DBUS_SESSION_BUS_ADDRESS="$open_address" "$vault_cli" secret-service 2>"$work/open-provider.log" &
+    open_provider_pid=$!
+    read_alias=(gdbus call --address "$open_address" --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets --method org.freedesktop.Secret.Service.ReadAlias default)
+    status=0
+    DBUS_SESSION_BUS_ADDRESS="$open_address" gdbus wait --session --timeout 60 org.freedesktop.secrets || status=$?
+    own=$("${read_alias[@]}" 2>&1) || status=$?
+    other=$(cd / && HOME=/ setpriv --reuid=65534 --regid=65534 --clear-groups "${read_alias[@]}" 2>&1) && status=1
+    kill "$open_provider_pid" "$open_bus_pid" 2>/dev/null; wait "$open_provider_pid" 2>/dev/null || true
+    rm -rf "$open_dir"
+    [[ $status -eq 0 && "$own" == *"/org/freedesktop/secrets/collection/vault"* ]] || fail "own uid on the open bus: $own"
+    [[ "$other" == *"org.freedesktop.DBus.Error.AccessDenied"* ]] || fail "another uid was not refused: $other"
+    echo "another uid: refused with AccessDenied"
+else
+    echo "test-secret-service: the another-uid check needs root and setpriv; not run" >&2
+fi
