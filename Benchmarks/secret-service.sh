@@ -24,15 +24,15 @@ pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
 mkdir -m 700 "$work/runtime" "$work/state" "$work/gk-data" "$work/gk-runtime"
 
-start_bus() {  # prints the address; remembers the daemon's pid
-    local address pid
-    { read -r address; read -r pid; } < <(dbus-daemon --session --fork --nopidfile --print-address=1 --print-pid=1)
+start_bus() {  # sets bus_address; remembers the daemon's pid
+    local pid
+    { read -r bus_address; read -r pid; } < <(dbus-daemon --session --fork --nopidfile --print-address=1 --print-pid=1)
     pids+=("$pid")
-    echo "$address"
 }
 
 # The provider on its bus.
-vault_bus=$(start_bus)
+start_bus
+vault_bus=$bus_address
 VAULT_PATH="$work/bench.vault" VAULT_KEY_FILE="$work/bench.key" XDG_RUNTIME_DIR="$work/runtime" XDG_STATE_HOME="$work/state" \
     "$VAULT_BIN" init </dev/null
 VAULT_PATH="$work/bench.vault" VAULT_KEY_FILE="$work/bench.key" XDG_RUNTIME_DIR="$work/runtime" XDG_STATE_HOME="$work/state" \
@@ -42,7 +42,8 @@ pids+=("$vault_pid")
 DBUS_SESSION_BUS_ADDRESS="$vault_bus" gdbus wait --session --timeout 60 org.freedesktop.secrets
 
 # gnome-keyring-daemon on its bus, its login keyring made and unlocked from stdin.
-gk_bus=$(start_bus)
+start_bus
+gk_bus=$bus_address
 gk_env=(env DBUS_SESSION_BUS_ADDRESS="$gk_bus" XDG_DATA_HOME="$work/gk-data" XDG_RUNTIME_DIR="$work/gk-runtime" HOME="$work")
 printf 'benchmark' | "${gk_env[@]}" gnome-keyring-daemon --unlock --components=secrets --daemonize >/dev/null
 "${gk_env[@]}" gdbus wait --session --timeout 60 org.freedesktop.secrets

@@ -4,7 +4,9 @@
 #      finding what secret-tool stored;
 #  (b) SecretStorage's own upstream test suite, from its PyPI sdist;
 #  (c) Python keyring's BackendBasicTests on its SecretService backend;
-#  (d) the provider's security tests (Tests/SecretService/test_provider_security.py).
+#  (d) the provider's security tests (Tests/SecretService/test_provider_security.py);
+#  (e) serving a vault the agent holds, and a clear error once the agent forgets it;
+#  (f) as root: another uid is refused, on a bus that lets every user in.
 # Needs dbus-daemon, secret-tool and python3 venv (scripts/install-deps.sh --test). Installs
 # SecretStorage, keyring and pytest into a virtualenv under .build/ (once). Run after
 # `swift build`; scripts/test.sh calls it. Fails on any failed or missing test; the only
@@ -35,10 +37,15 @@ fi
 work=$(mktemp -d)
 bus_pid=""
 provider_pid=""
+agent_started=""
 cleanup() {
+    local status=$?
+    set +e
     [[ -n "$provider_pid" ]] && kill "$provider_pid" 2>/dev/null && wait "$provider_pid" 2>/dev/null
+    [[ -n "$agent_started" ]] && "$vault_cli" agent stop >/dev/null 2>&1
     [[ -n "$bus_pid" ]] && kill "$bus_pid" 2>/dev/null
     rm -rf "$work"
+    exit "$status"
 }
 trap cleanup EXIT
 
@@ -101,7 +108,25 @@ print(f"keyring and security tests: {tests} passed, 0 failed")
 PY
 kill -0 "$provider_pid" || fail "the provider died during the tests: $(cat "$work/provider.log")"
 
-# (e) Another uid, on a bus configured to let every user connect (a session bus lets in
+# (e) Through the agent: a vault the agent holds is served with no key of its own; once
+# the agent forgets it, calls fail at once with a D-Bus error (never a passphrase prompt
+# that would hold every client), and work again after the next `vault unlock`.
+kill "$provider_pid"; wait "$provider_pid" 2>/dev/null || true
+VAULT_KEY_FILE="$work/ss.key" "$vault_cli" unlock </dev/null
+agent_started=1
+env -u VAULT_KEY_FILE "$vault_cli" secret-service 2>"$work/provider.log" </dev/null &
+provider_pid=$!
+gdbus wait --session --timeout 60 org.freedesktop.secrets || fail "the provider did not start through the agent: $(cat "$work/provider.log")"
+printf 'via agent' | secret-tool store --label='agent' service agent.example.com username carol
+[[ "$(secret-tool lookup service agent.example.com username carol)" == 'via agent' ]] || fail "lookup through the agent"
+"$vault_cli" lock --all
+status=0; refused=$(secret-tool lookup service agent.example.com username carol 2>&1) || status=$?
+[[ $status -ne 0 && "$refused" == *"the agent no longer holds the vault"* ]] || fail "a lookup after vault lock: status $status, $refused"
+VAULT_KEY_FILE="$work/ss.key" "$vault_cli" unlock </dev/null
+[[ "$(secret-tool lookup service agent.example.com username carol)" == 'via agent' ]] || fail "lookup after vault unlock"
+echo "through the agent: served, refused after vault lock, served again after vault unlock"
+
+# (f) Another uid, on a bus configured to let every user connect (a session bus lets in
 # only its owner, so this is the provider's own check): refused with AccessDenied.
 if [[ $(id -u) -eq 0 && -x /usr/bin/setpriv ]]; then
     open_dir=$(mktemp -d)

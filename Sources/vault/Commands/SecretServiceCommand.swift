@@ -33,10 +33,26 @@ struct SecretServiceCommand: ParsableCommand {
     @OptionGroup var options: VaultOptions
 
     func run() throws {
-        let store = SecretServiceItemStore(try options.openItems())
+        let store = SecretServiceItemStore(try openItems())
         defer { store.vault.close() }
         try SecretServiceProvider(store: store).run()
     }
+}
+
+extension SecretServiceCommand {
+    /// The agent's vault when it holds it, else the vault opened here (asking for the
+    /// passphrase now, before serving). Unlike the other commands, once serving through
+    /// the agent it never falls back to opening the vault itself when the agent forgets it:
+    /// that could ask on the terminal while every D-Bus client waits.
+    func openItems() throws -> any ItemStore {
+        try AgentVault.ifHeld(options.location()) { throw AgentForgotVault() } ?? options.openVault()
+    }
+}
+
+/// The agent no longer holds the vault this provider serves through it (`vault lock`, its
+/// idle timeout): each call gets this as its D-Bus error until `vault unlock`.
+struct AgentForgotVault: Error, CustomStringConvertible {
+    var description: String { "the agent no longer holds the vault; run 'vault unlock'" }
 }
 
 /// The vault, here or in the agent, as the provider's store.
