@@ -42,7 +42,6 @@ static void *symbol(const char *name) {
 FORWARD_WITH(,int, vkbus_open_user, sd_bus_open_user, (sd_bus **ret), (ret), -ENOSYS)
 FORWARD_WITH(,sd_bus *, vkbus_flush_close_unref, sd_bus_flush_close_unref, (sd_bus *bus), (bus), NULL)
 FORWARD_WITH(,int, vkbus_request_name, sd_bus_request_name, (sd_bus *bus, const char *name, uint64_t flags), (bus, name, flags), -ENOSYS)
-FORWARD_WITH(,int, vkbus_get_unique_name, sd_bus_get_unique_name, (sd_bus *bus, const char **unique), (bus, unique), -ENOSYS)
 FORWARD_WITH(static,int, real_add_fallback, sd_bus_add_fallback, (sd_bus *bus, sd_bus_slot **slot, const char *prefix, vkbus_message_handler callback, void *userdata), (bus, slot, prefix, callback, userdata), -ENOSYS)
 FORWARD_WITH(static,int, real_add_match, sd_bus_add_match, (sd_bus *bus, sd_bus_slot **slot, const char *match, vkbus_message_handler callback, void *userdata), (bus, slot, match, callback, userdata), -ENOSYS)
 FORWARD_WITH(static,int, real_process, sd_bus_process, (sd_bus *bus, sd_bus_message **r), (bus, r), -ENOSYS)
@@ -62,7 +61,6 @@ FORWARD_WITH(,const char *, vkbus_message_get_interface, sd_bus_message_get_inte
 FORWARD_WITH(,const char *, vkbus_message_get_member, sd_bus_message_get_member, (sd_bus_message *m), (m), NULL)
 FORWARD_WITH(,const char *, vkbus_message_get_sender, sd_bus_message_get_sender, (sd_bus_message *m), (m), NULL)
 FORWARD_WITH(static,const char *, real_get_signature, sd_bus_message_get_signature, (sd_bus_message *m, int complete), (m, complete), NULL)
-FORWARD_WITH(static,int, real_is_method_error, sd_bus_message_is_method_error, (sd_bus_message *m, const char *name), (m, name), 0)
 
 FORWARD_WITH(static,int, real_append_basic, sd_bus_message_append_basic, (sd_bus_message *m, char type, const void *p), (m, type, p), -ENOSYS)
 FORWARD_WITH(static,int, real_append_array, sd_bus_message_append_array, (sd_bus_message *m, char type, const void *ptr, size_t size), (m, type, ptr, size), -ENOSYS)
@@ -99,7 +97,6 @@ int vkbus_message_type(sd_bus_message *m) {
     return real_get_type(m, &type) < 0 ? -1 : type;
 }
 const char *vkbus_message_get_signature(sd_bus_message *m) { return real_get_signature(m, 1); }
-int vkbus_message_is_method_error(sd_bus_message *m) { return real_is_method_error(m, NULL); }
 
 int vkbus_message_append_string(sd_bus_message *m, char type, const char *value) { return real_append_basic(m, type, value); }
 int vkbus_message_append_bool(sd_bus_message *m, int value) { return real_append_basic(m, 'b', &value); }

@@ -31,7 +31,6 @@ int vkbus_load(void);
 int vkbus_open_user(sd_bus **ret);
 sd_bus *vkbus_flush_close_unref(sd_bus *bus);
 int vkbus_request_name(sd_bus *bus, const char *name, uint64_t flags);
-int vkbus_get_unique_name(sd_bus *bus, const char **unique);
 int vkbus_add_fallback(sd_bus *bus, const char *prefix, vkbus_message_handler callback, void *userdata);
 int vkbus_add_match(sd_bus *bus, const char *match, vkbus_message_handler callback, void *userdata);
 int vkbus_process(sd_bus *bus);
@@ -52,7 +51,6 @@ const char *vkbus_message_get_interface(sd_bus_message *m);
 const char *vkbus_message_get_member(sd_bus_message *m);
 const char *vkbus_message_get_sender(sd_bus_message *m);
 const char *vkbus_message_get_signature(sd_bus_message *m);
-int vkbus_message_is_method_error(sd_bus_message *m);
 
 int vkbus_message_append_string(sd_bus_message *m, char type, const char *value);
 int vkbus_message_append_bool(sd_bus_message *m, int value);
