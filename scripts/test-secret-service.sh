@@ -30,7 +30,7 @@ pip=("$venv/bin/python" -m pip --quiet --disable-pip-version-check)
     || "${pip[@]}" install keyring pytest "secretstorage==$secretstorage_version"
 sdist=.build/secretstorage-$secretstorage_version
 if [[ ! -d "$sdist/tests" ]]; then
-    "${pip[@]}" download --no-deps --no-binary :all: --no-build-isolation -d .build "secretstorage==$secretstorage_version"
+    "${pip[@]}" download --no-deps --no-binary :all: -d .build "secretstorage==$secretstorage_version"
     tar -xzf ".build/secretstorage-$secretstorage_version.tar.gz" -C .build
 fi
 
