@@ -61,8 +61,13 @@ let package = Package(
         .target(name: "CVaultCLI"),
         .executableTarget(
             name: "vault",
-            dependencies: ["VaultKit", "CVaultCLI", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])), "VaultKitPostgres"]
+            dependencies: ["VaultKit", "CVaultCLI", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])), "VaultKitPostgres", "VaultSecretService"]
         ),
+        // `vault secret-service`: the freedesktop Secret Service on a vault. sd-bus and libcrypto
+        // are loaded by that command only (Sources/CSecretService), as libpq is.
+        .target(name: "CSecretService"),
+        .target(name: "VaultSecretService", dependencies: ["VaultKit", "CSodium", "CSecretService"]),
+        .testTarget(name: "VaultSecretServiceTests", dependencies: ["VaultSecretService", "VaultKit", "TestSupport"]),
         .testTarget(name: "VaultCLITests", dependencies: ["vault", "VaultKit", "TestSupport", "vault-test-writer", "git-credential-vault", "docker-credential-vault"]),
 
         // git's and Docker's credential helpers: tiny programs that exec `vault git-credential`

@@ -48,6 +48,21 @@ if [[ "${1:-}" == "--test" && "$(uname)" != "Darwin" ]] && ! python3 -c "import 
     apt_install python3-venv
 fi
 
+# `vault secret-service` loads libsystemd (sd-bus) and libcrypto (OpenSSL) at run time; its
+# tests (scripts/test-secret-service.sh) start a private dbus-daemon and use libsecret's
+# secret-tool and gdbus (libglib2.0-bin).
+if [[ "$(uname)" != "Darwin" ]]; then
+    missing=()
+    compgen -G "/usr/lib/*/libsystemd.so.0" >/dev/null || compgen -G "/lib/*/libsystemd.so.0" >/dev/null || missing+=(libsystemd0)
+    compgen -G "/usr/lib/*/libcrypto.so.3" >/dev/null || compgen -G "/lib/*/libcrypto.so.3" >/dev/null || missing+=(libssl3)
+    if [[ "${1:-}" == "--test" ]]; then
+        command -v dbus-daemon >/dev/null 2>&1 || missing+=(dbus-daemon)
+        command -v secret-tool >/dev/null 2>&1 || missing+=(libsecret-tools)
+        command -v gdbus >/dev/null 2>&1 || missing+=(libglib2.0-bin)
+    fi
+    apt_install ${missing[@]+"${missing[@]}"}
+fi
+
 # The PostgreSQL engine (VaultKitPostgres) builds against libpq; its tests start a
 # throwaway server from Debian's postgresql package (scripts/postgres-test-cluster.sh),
 # with TLS certificates from openssl.

@@ -38,6 +38,9 @@ for selection in "--filter $timed" "--skip $timed"; do
 done
 scripts/test-python-keyring.sh
 
+# `vault secret-service` against secret-tool, SecretStorage's and keyring's own suites.
+scripts/test-secret-service.sh
+
 # git's own credential-helper test (t0303) against git-credential-vault and the installed git.
 scripts/test-git-credential.sh
 

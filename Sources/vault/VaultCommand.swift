@@ -50,7 +50,7 @@ struct VaultCommand: ParsableCommand {
             UpgradeCommand.self, BackupCommand.self,
             RunCommand.self, ReadCommand.self, GenerateCommand.self, GitCredentialCommand.self, DockerCredentialCommand.self,
             ImportCommand.self, ExportCommand.self,
-            UnlockCommand.self, LockCommand.self, AgentCommand.self,
+            UnlockCommand.self, LockCommand.self, AgentCommand.self, SecretServiceCommand.self,
             HostCommand.self,
             VersionCommand.self,
         ]

@@ -45,5 +45,15 @@ import TestSupport
         let postgres = try Self.loadedObjects(cli, ["init", "--vault", server + "#linkage-" + UUID().uuidString.lowercased()] + CLI.cheapKDF)
         #expect(postgres.contains { $0.hasPrefix("libpq.so") }, "\(postgres.sorted())")
     }
+
+    /// sd-bus (libsystemd) and libcrypto are loaded by `vault secret-service` only, on
+    /// first use (Sources/CSecretService), not by every command.
+    @Test func secretServiceLibrariesAreNotLoadedByOtherCommands() throws {
+        let cli = CLI()
+        try cli.initVault()
+        try cli.set("s", "a", "secret")
+        let loaded = try Self.loadedObjects(cli, ["get", "s", "a"], vault: true)
+        #expect(!loaded.contains { $0.hasPrefix("libsystemd.so") || $0.hasPrefix("libcrypto.so") }, "\(loaded.sorted())")
+    }
     #endif
 }

@@ -1,4 +1,5 @@
 import VaultKit
+import VaultSecretService
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -62,6 +63,7 @@ enum Failure {
         case let error as VaultError: describe(error)
         case let error as TransferError: (error.description, ExitStatus.failure)
         case let error as AgentError: (error.message, ExitStatus.failure)
+        case let error as ProviderError: (error.description, ExitStatus.failure)
         default: ("unexpected error: \(type(of: error))", ExitStatus.failure)
         }
     }

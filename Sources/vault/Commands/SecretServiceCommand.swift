@@ -1,0 +1,70 @@
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import VaultKit
+import VaultSecretService
+
+struct SecretServiceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "secret-service",
+        abstract: "Serve the freedesktop Secret Service (org.freedesktop.secrets) from a vault.",
+        discussion: """
+            Runs in the foreground on the session bus named by DBUS_SESSION_BUS_ADDRESS and \
+            owns org.freedesktop.secrets, so that secret-tool, Python keyring, \
+            git-credential-libsecret, docker-credential-secretservice and every other \
+            libsecret or SecretStorage program store into the vault, with no desktop and \
+            no prompt. The vault is opened as every command opens it: through the agent \
+            when it holds the vault, else with --key-file, --host-key or the passphrase \
+            (VAULT_PASSPHRASE_FILE). It stops when the bus ends, or on SIGTERM or Ctrl-C.
+
+            Any program of the user on the session bus can read every item while this \
+            runs, as with GNOME Keyring; callers of other users are refused. Items keep \
+            their attributes in the vault; secret-tool's 'service' and 'username' become \
+            the item's names, so 'vault get SERVICE USERNAME' finds them (docs/CLI.md).
+
+            EXAMPLE:
+              dbus-run-session -- sh -c 'vault secret-service & sleep 1; secret-tool store --label=x service api username alice'
+            """
+    )
+
+    @OptionGroup var options: VaultOptions
+
+    func run() throws {
+        let store = SecretServiceItemStore(try openItems())
+        defer { store.vault.close() }
+        try SecretServiceProvider(store: store).run()
+    }
+}
+
+extension SecretServiceCommand {
+    /// The agent's vault when it holds it, else the vault opened here (asking for the
+    /// passphrase now, before serving). Unlike the other commands, once serving through
+    /// the agent it never falls back to opening the vault itself when the agent forgets it:
+    /// that could ask on the terminal while every D-Bus client waits.
+    func openItems() throws -> any ItemStore {
+        try AgentVault.ifHeld(options.location()) { throw AgentForgotVault() } ?? options.openVault()
+    }
+}
+
+/// The agent no longer holds the vault this provider serves through it (`vault lock`, its
+/// idle timeout): each call gets this as its D-Bus error until `vault unlock`.
+struct AgentForgotVault: Error, CustomStringConvertible {
+    var description: String { "the agent no longer holds the vault; run 'vault unlock'" }
+}
+
+/// The vault, here or in the agent, as the provider's store.
+final class SecretServiceItemStore: SecretServiceStore {
+    let vault: any ItemStore
+
+    init(_ vault: any ItemStore) { self.vault = vault }
+
+    func items() throws -> [VaultItem] { try vault.items(service: nil) }
+    func secret(service: String, account: String) throws -> SecretBytes { try vault.secret(service: service, account: account) }
+    func set(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws {
+        try vault.set(secret, service: service, account: account, label: label, generic: generic)
+    }
+    func delete(service: String, account: String) throws -> Bool { try vault.delete(service: service, account: account) }
+}
