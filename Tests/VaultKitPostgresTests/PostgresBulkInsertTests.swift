@@ -3,7 +3,7 @@ import Testing
 import VaultKit
 @testable import VaultKitPostgres
 
-/// A batch's `set`s go into PostgreSQL many rows per statement (`BulkInsertingStorage`):
+/// A batch's `set`s go into PostgreSQL many rows per statement (`GatheringInsertStorage`):
 /// each still behaves as a `set` made on its own.
 @Suite struct PostgresBulkInsertTests {
     @Test func aBatchOfSetsGoesInTogetherAndEachBehavesAsASet() throws {
