@@ -5,7 +5,10 @@ extension VaultEngine {
     /// vault `name` in that database, `default` without a fragment. Register it with
     /// `VaultEngines.register(.postgres)`; libpq is loaded by the first URL it reads, so
     /// registering costs a program that opens only vault files nothing.
-    public static let postgres = VaultEngine(schemes: ["postgres", "postgresql"]) { (url: String) throws(VaultError) -> any VaultEngineLocation in
+    public static let postgres = VaultEngine(schemes: ["postgres", "postgresql"]) { (given: String) throws(VaultError) -> any VaultEngineLocation in
+        // A scheme is case-insensitive (RFC 3986), libpq's prefix check is not.
+        let separator = given.firstIndex(of: ":") ?? given.startIndex
+        let url = given[..<separator].lowercased() + given[separator...]
         guard let hash = url.firstIndex(of: "#") else { return try PostgresVaultLocation(url) }
         return try PostgresVaultLocation(String(url[..<hash]), vaultName: String(url[url.index(after: hash)...]))
     }

@@ -4,7 +4,7 @@ import Foundation
 /// A storage that breaks one guarantee of ``VaultStorage``'s contract, wrapping a good
 /// one: what the contract's checks (StorageContract) are shown to catch, one defect each.
 final class BrokenStorage: VaultStorage, @unchecked Sendable {
-    enum Defect: CaseIterable, CustomStringConvertible {
+    enum Defect: CaseIterable {
         /// Scans visit rows in the order they were stored, not by lookup id.
         case scansInStorageOrder
         /// The snapshot version never moves.
@@ -21,8 +21,6 @@ final class BrokenStorage: VaultStorage, @unchecked Sendable {
         case insertReplaces
         /// An empty bucket reads back as an all-zero digest rather than none.
         case storesEmptyBuckets
-
-        var description: String { "\(self)" }
     }
 
     private let inner: any VaultStorage
