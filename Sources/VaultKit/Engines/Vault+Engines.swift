@@ -22,7 +22,7 @@ extension Vault {
     /// Opens the vault at `url` with its raw key.
     ///
     /// - Throws: ``VaultError/vaultNotFound(path:)`` when there is no vault at `url`, and
-    ///   the errors of ``Vault/open(at:key:busyTimeout:)``.
+    ///   the errors of ``Vault/open(at:key:busyTimeout:)-fe85``.
     public static func open(url: String, key: VaultKey, busyTimeout: Duration = defaultBusyTimeout) throws(VaultError) -> Vault {
         try open(storage(url, busyTimeout: busyTimeout), key: key)
     }
