@@ -173,7 +173,7 @@ let package = Package(
         ),
 
         // The PostgreSQL storage engine, its own product so a SQLite-only user never builds
-        // libpq (docs/ARCHITECTURE.md, "PostgreSQL").
+        // libpq (docs/POSTGRES.md).
         // Headers only (no pkg-config: its `-lpq` would make every program load libpq at start).
         .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         // libpq's functions, loaded from libpq on first use (Sources/CLibPQLoader/libpq_loader.c).

@@ -27,10 +27,10 @@ import VaultKit
 ///   (``PostgresHeaderRow``, kept for the transaction) travel together; writes whose
 ///   results the engine does not need wait and travel with the next statement, the last
 ///   ones with `COMMIT`. A lone `set` the engine prepared whole travels with all of them
-///   in one (``commit(_:)``). A batch's `set`s arrive together (``BulkInsertingStorage``), up
+///   in one (``commit(_:)``). A batch's `set`s arrive together (``GatheringInsertStorage``), up
 ///   to 1,000 rows per statement. The steady-state statements per operation are listed
 ///   in Benchmarks/README.md, "PostgreSQL".
-package final class PostgresVaultStorage: BulkInsertingStorage {
+package final class PostgresVaultStorage: RoundTripSavingStorage {
     package let location: String
     private let vault: String
     /// Where the vault is, for connections besides ``connection`` (``sharedLock(named:)``).
@@ -601,7 +601,7 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
 
     /// Rows per statement: about 150 KiB of parameters for small items, and the round
     /// trip becomes a small part of each row's cost.
-    package var bulkInsertLimit: Int { 1_000 }
+    package var insertGatherLimit: Int { 1_000 }
 
     /// All rows in one statement (arrays of each column, `unnest`ed), which returns the rows
     /// that did not go in, each with the row in its place (an import of new items returns
@@ -789,13 +789,6 @@ package final class PostgresVaultStorage: BulkInsertingStorage {
                       [.text(vault), .text(wrap.name), .bytes(wrap.publicKey), .bytes(wrap.sealedMasterKey)])
         }
     }
-
-    // MARK: Older formats
-
-    /// PostgreSQL vaults are created in format 3; ``checkSchema(formatVersion:)`` refuses
-    /// any other, so the upgrade steps of older file formats never reach this storage.
-    package func addManifestSchema() throws(StorageError) { throw .schemaChanged }
-    package func addGenerationTable(startingAt generation: UInt64) throws(StorageError) { throw .schemaChanged }
 
     // MARK: Coordination
 

@@ -59,12 +59,6 @@ extension Vault {
     }
 
     private static func storage(_ location: PostgresVaultLocation, busyTimeout: Duration) throws(VaultError) -> PostgresVaultStorage {
-        let (seconds, attoseconds) = busyTimeout.components
-        let milliseconds = Int(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-        do {
-            return try PostgresVaultStorage(location, lockTimeoutMilliseconds: milliseconds)
-        } catch {
-            throw VaultError(error)
-        }
+        try PostgresVaultStorage.connecting(location, busyTimeout: busyTimeout)
     }
 }

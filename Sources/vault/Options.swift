@@ -10,14 +10,13 @@ import Glibc
 import Darwin
 #endif
 import VaultKit
-import VaultKitPostgres
 
 /// The options every subcommand accepts: which vault, and what unlocks it.
 struct VaultOptions: ParsableArguments {
     @Option(
         name: .customLong("vault"),
         help: ArgumentHelp(
-            "The vault file, or postgres://user@host:port/db#name for a vault in PostgreSQL. Default: $VAULT_PATH, else $VAULT_URL, else ${XDG_DATA_HOME:-$HOME/.local/share}/vault/default.vault.",
+            "The vault file, or the URL of a vault in a database (postgres://user@host:port/db#name). Default: $VAULT_PATH, else $VAULT_URL, else ${XDG_DATA_HOME:-$HOME/.local/share}/vault/default.vault.",
             valueName: "path|url"
         )
     )
@@ -96,21 +95,23 @@ struct VaultOptions: ParsableArguments {
         switch location {
         case .file(let path):
             try openVault(at: path, keyFile: keyFile, hostKeyFile: hostKeyFile, upgradingFormatOne: upgradingFormatOne, acceptingRollback: acceptingRollback)
-        case .postgres(let postgres, _):
-            // Never format 1 (PostgreSQL vaults began at a later format): upgrading is opening.
-            try openVault(postgres: postgres, keyFile: keyFile, hostKeyFile: hostKeyFile, acceptingRollback: acceptingRollback)
+        case .engine(let location, _):
+            // Never format 1 (vaults at URLs began at a later format): upgrading is opening.
+            try openVault(location, keyFile: keyFile, hostKeyFile: hostKeyFile, acceptingRollback: acceptingRollback)
         }
     }
 
-    private static func openVault(postgres location: PostgresVaultLocation, keyFile: String?, hostKeyFile: String?, acceptingRollback: Bool) throws -> Vault {
+    private static func openVault(_ location: any VaultEngineLocation, keyFile: String?, hostKeyFile: String?, acceptingRollback: Bool) throws -> Vault {
         let vault: Vault
         if let keyFile {
-            vault = try Vault.open(postgres: location, key: Credentials.key(fromFile: keyFile))
+            let key = try Credentials.key(fromFile: keyFile)
+            vault = try Vault.open(location.storage(busyTimeout: Vault.defaultBusyTimeout), key: key)
         } else if let hostKeyFile {
-            vault = try Vault.open(postgres: location, hostKey: Credentials.hostKey(fromFile: hostKeyFile), identities: HostPins.read(forKeyFile: hostKeyFile))
+            let (hostKey, identities) = (try Credentials.hostKey(fromFile: hostKeyFile), try HostPins.read(forKeyFile: hostKeyFile))
+            vault = try Vault.open(location.storage(busyTimeout: Vault.defaultBusyTimeout), hostKey: hostKey, identities: identities)
         } else {
             let passphrase = try Credentials.passphrase(prompt: "Passphrase for \(location): ")
-            vault = try Vault.open(postgres: location, passphrase: passphrase)
+            vault = try Vault.open(location.storage(busyTimeout: Vault.defaultBusyTimeout), passphrase: passphrase)
         }
         try Self.rollbackGuard(vault, accepting: acceptingRollback)
         return vault

@@ -125,6 +125,20 @@ struct PostgresCLI {
         #expect(byPath.stdout == "in the file\n", "\(byPath.stderr)")
     }
 
+    /// `vault init` where a vault of that name is says a vault (not a file) exists at the
+    /// URL, as the engine's location names it; the scheme is read whatever its case.
+    @Test func initOverAVaultSaysAVaultExistsAtTheURL() throws {
+        let postgres = try PostgresCLI()
+        try postgres.run(["init"] + CLI.cheapKDF)
+        let again = try postgres.run(["init"] + CLI.cheapKDF)
+        #expect(again.status == 1)
+        let described = String(postgres.url.replacingOccurrences(of: "postgresql://", with: "postgres://"))
+        #expect(again.stderr == "vault: a vault already exists at \(described); refusing to overwrite it\n", "\(again.stderr)")
+        let upperCase = "POSTGRESQL" + postgres.url.drop { $0 != ":" }
+        let listed = try postgres.cli.run(["list", "--vault", upperCase], vault: false)
+        #expect(listed.status == 0, "\(listed.stderr)")
+    }
+
     /// A password in the URL is refused before anything connects, and never echoed.
     @Test(arguments: [
         "postgresql://vaultkit:Hunter2Pass@127.0.0.1:1/vaultkit#x",

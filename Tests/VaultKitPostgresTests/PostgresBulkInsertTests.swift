@@ -4,7 +4,7 @@ import TestSupport
 import VaultKit
 @testable import VaultKitPostgres
 
-/// A batch's `set`s go into PostgreSQL many rows per statement (`BulkInsertingStorage`):
+/// A batch's `set`s go into PostgreSQL many rows per statement (`GatheringInsertStorage`):
 /// each still behaves as a `set` made on its own.
 @Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresBulkInsertTests {
     @Test func aBatchOfSetsGoesInTogetherAndEachBehavesAsASet() throws {

@@ -86,6 +86,35 @@ enum TestServer {
     }
 }
 
+/// Each guarantee of the seam's contract (Tests/StorageConformance, `StorageContract`) on
+/// connections to one PostgreSQL vault.
+@Suite struct PostgresContractTests {
+    @Test(arguments: StorageContract.Check.allCases)
+    func contract(_ check: StorageContract.Check) throws {
+        let location = try TestServer.location()
+        try Vault.create(postgres: location, key: VaultKey.random()).close()
+        try check.run(StorageContract.Fixture { try PostgresVaultStorage(location, lockTimeoutMilliseconds: 50) })
+    }
+}
+
+/// The engine reached through its registration alone, by URL, as the CLI and agent reach it.
+@Suite struct PostgresEngineRegistrationTests {
+    @Test func aVaultIsCreatedAndOpenedByItsURL() throws {
+        VaultEngines.register(.postgres)
+        let url = try TestServer.url() + "#registered-" + UUID().uuidString.lowercased()
+        let key = VaultKey.random()
+        let vault = try Vault.create(url: url, key: key)
+        try vault.set("secret", service: "s", account: "a")
+        #expect(vault.path.hasPrefix("postgres://") && vault.path.hasSuffix(String(url.drop { $0 != "#" })))
+        let error = try #require(throws: VaultError.self) { try Vault.create(url: url, key: key) }
+        #expect(error.code == .vaultAlreadyExists)
+        #expect(error.description.hasPrefix("a vault already exists at postgres://"))
+        // Schemes are case-insensitive.
+        let reopened = try Vault.open(url: "POSTGRESQL" + url.drop { $0 != ":" }, key: key)
+        #expect(try reopened.string(service: "s", account: "a") == "secret")
+    }
+}
+
 /// What only the PostgreSQL engine has: vaults by name, the server's errors, many connections.
 @Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresVaultTests {
     @Test func aPassphraseVaultOpensChangesAndRefusesTheWrongOne() throws {

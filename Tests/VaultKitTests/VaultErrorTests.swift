@@ -72,7 +72,8 @@ import VaultKit
         #expect(VaultError.Reason.notAConnectionString.rawValue == 60)
         #expect(VaultError.Reason.vaultIdentityNotPinned.rawValue == 63)
         #expect(VaultError.Reason.hostPublicKeyLowOrder.rawValue == 68)
-        #expect(reasons.count == 69)
+        #expect(VaultError.Reason.noEngineForURL.rawValue == 69)
+        #expect(reasons.count == 70)
         #expect(Set(reasons.map(\.description)).count == reasons.count)
     }
 

@@ -160,7 +160,7 @@ extension KeyHierarchy {
 extension ManifestDigest {
     /// The digest stored in `bytes`, or `nil` if they are not 32 bytes long.
     /// Bytes are the little-endian encoding of the 256-bit number (FORMAT.md section 6).
-    init?(bytes: UnsafeRawBufferPointer) {
+    package init?(bytes: UnsafeRawBufferPointer) {
         guard bytes.count == 32 else { return nil }
         self.init()
         w0 = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))

@@ -1,7 +1,7 @@
 /// A lone `set` prepared entirely before its transaction, from what the engine verified
 /// and kept (``VerifiedBuckets``): the new row, and the bucket digest and header root it leads
 /// to, with the state each replaces. A storage whose every call is a round trip sends
-/// it in one (``BulkInsertingStorage/commit(_:)``); it commits only where the stored
+/// it in one (``PreparedSetStorage/commit(_:)``); it commits only where the stored
 /// rows are exactly the ones it was prepared from.
 ///
 /// Why the replaced state travels with it: the engine wrote it from a cache, and the

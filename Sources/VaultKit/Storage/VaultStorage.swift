@@ -13,22 +13,47 @@
 /// - the **host key wraps**: name -> public key and sealed master key, absent until the
 ///   first host is added.
 ///
-/// What an implementation must guarantee (the engine's integrity rests on it):
+/// What an implementation must guarantee (the engine's integrity rests on it; each point
+/// is a check of Tests/StorageConformance, `StorageContract` and `StorageConformance`):
 /// - ``writeTransaction(_:)`` holds an exclusive write lock for its whole body (so a
-///   read-then-write cannot race another writer), commits durably, and rolls back
-///   every change when the body throws;
+///   read-then-write cannot race another writer; a second writer waits up to the busy
+///   timeout, then fails with ``StorageError/busy(location:)``), commits durably, and rolls
+///   back every change when the body throws, whose error comes back unchanged;
+/// - **read-your-own-writes**: inside ``writeTransaction(_:)`` every read sees the
+///   transaction's own writes (a second `add` in one batch must see the first). A store
+///   whose transactions only queue writes (Redis MULTI) must build this on top;
+/// - isolation: no other connection sees a write transaction's changes before it commits;
 /// - ``readTransaction(_:)`` reads one consistent snapshot, and inside a write
 ///   transaction simply runs in it;
-/// - ``snapshotVersion`` names the snapshot the last read saw, changes on every commit
-///   (this connection's or, once seen, another's), and never repeats a value;
+/// - ``snapshotVersion`` names the snapshot the last read saw: it stays the same while
+///   nothing commits, and changes on every commit (this connection's or, once seen,
+///   another's). It may repeat an earlier value only with negligible probability
+///   (PostgreSQL's is a 63-bit hash of the state; SQLite's and the tests' are counters):
+///   the engine keeps what it verified for exactly as long as the version is equal;
 /// - ``forEachRowIdentity(in:_:)`` visits rows in ascending lookup id order, comparing
-///   ids as `memcmp` then length, and does not hide a row stored twice.
+///   ids as `memcmp` then length, and does not hide a row stored twice;
+/// - one row per lookup id (``insertIfAbsent(lookupID:serviceTag:nonce:sealed:)`` never
+///   replaces), and an empty bucket is stored as none.
+///
+/// Errors: ``StorageError/notFound(location:)`` when opening finds no vault,
+/// ``StorageError/alreadyExists(location:)`` when creating finds one,
+/// ``StorageError/busy(location:)`` for a lock not had in time,
+/// ``StorageError/unavailable(location:errno:)`` for a server not reached or refusing,
+/// ``StorageError/schemaChanged`` for a layout not exactly the format's,
+/// ``StorageError/corrupted(reason:)`` for stored bytes that do not parse. None carries
+/// row contents or a password.
+///
+/// Optional capabilities, each switching on one thing in the engine: ``GatheringInsertStorage``,
+/// ``OpeningInsertStorage``, ``PreparedSetStorage`` (fewer round trips for a database
+/// server), ``FormatUpgradingStorage`` (vaults of older formats), and ``sharedLock(named:)``.
 ///
 /// Calls are blocking and made by one thread at a time (the ``Vault``'s mutex). A
 /// storage whose driver is asynchronous bridges inside the implementation; see
 /// docs/ARCHITECTURE.md, "The storage seam".
 package protocol VaultStorage: AnyObject {
-    /// Where the vault lives, as errors name it: a file path for SQLite.
+    /// Where the vault lives, as errors name it and as ``Vault/path`` shows it to the
+    /// library's user: a file path for SQLite, the URL without its password for an engine
+    /// reached by URL (``VaultEngineLocation``). Never holds a secret.
     var location: String { get }
 
     // MARK: Creating and checking
@@ -37,7 +62,10 @@ package protocol VaultStorage: AnyObject {
     /// `manifestTag`) into empty storage, in one transaction.
     func createVault(header: VaultHeader, manifestTag: ManifestDigest) throws(StorageError)
 
-    /// Checks that the storage holds exactly the layout of `formatVersion` and nothing else.
+    /// Checks that the storage holds exactly the layout of `formatVersion` and nothing else,
+    /// or throws ``StorageError/schemaChanged``. A store without a schema (a key-value
+    /// store) checks what stands in for one: that every key is one its layout defines, and
+    /// that it holds vaults of `formatVersion` at all.
     func checkSchema(formatVersion: Int) throws(StorageError)
 
     // MARK: Transactions
@@ -122,13 +150,6 @@ package protocol VaultStorage: AnyObject {
     /// Replaces all host wraps with `wraps` (creating their table if needed), in the
     /// caller's transaction.
     func replaceHostWraps(_ wraps: [StoredHostWrap]) throws(StorageError)
-
-    // MARK: Older formats (FormatUpgrade)
-
-    /// Adds format 2's manifest storage to a format-1 vault (the caller fills it in).
-    func addManifestSchema() throws(StorageError)
-    /// Adds format 3's generation counter, starting at `generation`.
-    func addGenerationTable(startingAt generation: UInt64) throws(StorageError)
 
     // MARK: Coordination
 

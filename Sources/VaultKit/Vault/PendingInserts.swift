@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// The `set`s of a write transaction waiting to be inserted in one storage call
-/// (``BulkInsertingStorage``): each is sealed as a new item, and one that finds an item
+/// (``GatheringInsertStorage``): each is sealed as a new item, and one that finds an item
 /// in place is sealed again over it when the batch goes in (`UnlockedVault.flushPendingInserts`).
 ///
 /// A class for the same reason as ``ManifestChanges``: the ``UnlockedVault`` copy inside a

@@ -7,7 +7,7 @@ import Foundation
 extension UnlockedVault {
     /// A `set` in a transaction of its own (``Vault/set(_:service:account:label:generic:)``).
     ///
-    /// On a storage where every call is a round trip (``BulkInsertingStorage``) the item
+    /// On a storage where every call is a round trip (``OpeningInsertStorage``) the item
     /// is sealed as a new one before the lock, and its insert travels with the lock
     /// (``OpeningInsert``): one round trip fewer. That is only done when this process has
     /// verified the item's manifest bucket, so the transaction needs no read before the
@@ -40,7 +40,7 @@ extension UnlockedVault {
     private func sealedForOpeningInsert(
         _ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?
     ) throws(VaultError) -> PendingInserts.Entry? {
-        guard store.bulkInsertLimit > 1 else { return nil }
+        guard store.sendsOpeningInserts else { return nil }
         try Self.validateWrite(secret: secret, service: service, account: account, generic: generic)
         let lookupID = keys.lookupID(service: service, account: account)
         guard manifestCheck.covers(bucket: Manifest.bucket(of: lookupID)) else { return nil }

@@ -317,7 +317,7 @@ struct UnlockedVault {
         if mode != .update {
             let sealed = sealedAsNew(secret, service: service, account: account, label: label, generic: generic,
                                      lookupID: lookupID, serviceTag: serviceTag)
-            let gather = store.bulkInsertLimit
+            let gather = store.insertGatherLimit
             if mode == .set, gather > 1 {
                 // A second set of the same item must build on the first.
                 if pendingInserts.contains(lookupID: sealed.lookupID) { try flushPendingInserts() }

@@ -14,7 +14,9 @@ extension VaultError: CustomStringConvertible {
         case .itemNotFound: return "item not found"
         case .duplicateItem: return "item already exists"
         case .vaultNotFound: return "no vault at \(path)"
-        case .vaultAlreadyExists: return "a file already exists at \(path)"
+        case .vaultAlreadyExists:
+            // A storage engine's location holds vaults, not files (``VaultEngines``).
+            return VaultEngines.isEngineURL(path) ? "a vault already exists at \(path)" : "a file already exists at \(path)"
         case .notAVault: return "not a vault: \(path)"
         case .unsupportedFormatVersion: return "unsupported vault format version \(formatVersion ?? 0)"
         case .formatUpgradeRequired:

@@ -113,6 +113,8 @@ extension VaultError {
         public static let hostChangeNeedsPassphraseOrKey = Reason(67)
         /// An X25519 public key of small order (all zeros, for one): anyone opens what is sealed to it.
         public static let hostPublicKeyLowOrder = Reason(68)
+        /// A URL whose scheme no registered storage engine opens (``VaultEngines``).
+        public static let noEngineForURL = Reason(69)
 
         /// The texts, indexed by number: the messages users saw before reasons were codes.
         private static let texts = [
@@ -155,6 +157,7 @@ extension VaultError {
             "the vault identity's secret key does not open with this passphrase or key",
             "adding a host or creating the vault identity needs the vault opened with its passphrase or key: a host key cannot sign the host wraps",
             "a host public key must not be a low-order point such as all zeros",
+            "no storage engine is registered for this URL's scheme",
         ]
 
         /// The reason in words, as the CLI prints it.

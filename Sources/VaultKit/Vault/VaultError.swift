@@ -75,7 +75,8 @@ extension VaultError {
     public static let duplicateItem = VaultError(.duplicateItem)
     /// There is no file at this path.
     public static func vaultNotFound(path: String) -> VaultError { VaultError(.vaultNotFound, path: path) }
-    /// A file already exists at this path; a vault is never created over it.
+    /// A file already exists at this path (a vault, at a storage engine's URL); a vault
+    /// is never created over it.
     public static func vaultAlreadyExists(path: String) -> VaultError { VaultError(.vaultAlreadyExists, path: path) }
     /// The file at this path is not a VaultKit vault.
     public static func notAVault(path: String) -> VaultError { VaultError(.notAVault, path: path) }

@@ -7,13 +7,17 @@
 /// come back unchanged (``StorageFailure/body(_:)``).
 struct VaultStore {
     let storage: any VaultStorage
-    /// The same storage when it inserts many rows per call, cast once here rather than
-    /// on every write.
-    private let bulk: (any BulkInsertingStorage)?
+    /// The same storage's optional capabilities, cast once here rather than on every write;
+    /// each switches on exactly what its protocol says.
+    private let gathering: (any GatheringInsertStorage)?
+    private let opening: (any OpeningInsertStorage)?
+    private let preparing: (any PreparedSetStorage)?
 
     init(_ storage: any VaultStorage) {
         self.storage = storage
-        bulk = storage as? any BulkInsertingStorage
+        gathering = storage as? any GatheringInsertStorage
+        opening = storage as? any OpeningInsertStorage
+        preparing = storage as? any PreparedSetStorage
     }
 
     // MARK: Transactions
@@ -22,12 +26,16 @@ struct VaultStore {
         try passing { () throws(StorageFailure<VaultError>) in try storage.writeTransaction(body) }
     }
 
-    /// A write transaction opening with `opening`'s insert, on a ``BulkInsertingStorage``
-    /// (which may send it with the lock); with none, or on another storage, a plain one.
-    func writeTransaction<Result>(opening: OpeningInsert?, _ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
-        guard let opening, let bulk else { return try writeTransaction(body) }
-        return try passing { () throws(StorageFailure<VaultError>) in try bulk.writeTransaction(opening: opening, body) }
+    /// A write transaction opening with `insert`, on an ``OpeningInsertStorage`` (which
+    /// may send it with the lock); with none, or on another storage, a plain one.
+    func writeTransaction<Result>(opening insert: OpeningInsert?, _ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
+        guard let insert, let opening else { return try writeTransaction(body) }
+        return try passing { () throws(StorageFailure<VaultError>) in try opening.writeTransaction(opening: insert, body) }
     }
+
+    /// Whether a lone `set` may be sealed before its transaction and sent with the lock
+    /// (``OpeningInsertStorage``).
+    var sendsOpeningInserts: Bool { opening != nil }
 
     func readTransaction<Result>(_ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
         try passing { () throws(StorageFailure<VaultError>) in try storage.readTransaction(body) }
@@ -105,30 +113,30 @@ struct VaultStore {
     }
 
     /// How many `set`s to gather for one insert call: 1 (none gathered) unless the
-    /// storage is a ``BulkInsertingStorage``.
-    var bulkInsertLimit: Int {
-        bulk?.bulkInsertLimit ?? 1
+    /// storage is a ``GatheringInsertStorage``.
+    var insertGatherLimit: Int {
+        gathering?.insertGatherLimit ?? 1
     }
 
-    /// Inserts the rows in one call (only gathered when ``bulkInsertLimit`` is above 1).
+    /// Inserts the rows in one call (only gathered on a ``GatheringInsertStorage``).
     func insertAllIfAbsent(_ rows: [StoredRow]) throws(VaultError) -> [StoredRow?] {
-        guard let bulk else { throw .corrupted(reason: .unexpectedStorageError) }
-        return try Self.converting { () throws(StorageError) in try bulk.insertAllIfAbsent(rows) }
+        guard let gathering else { throw .corrupted(reason: .unexpectedStorageError) }
+        return try Self.converting { () throws(StorageError) in try gathering.insertAllIfAbsent(rows) }
     }
 
     /// Whether a `set` can be prepared before its transaction and committed in one call
-    /// (``PreparedSet``): only on a ``BulkInsertingStorage``.
-    var commitsPreparedSets: Bool { bulk != nil }
+    /// (``PreparedSetStorage``).
+    var commitsPreparedSets: Bool { preparing != nil }
 
-    /// A bucket's rows, whole (only on a ``BulkInsertingStorage``).
+    /// A bucket's rows, whole (only on a ``PreparedSetStorage``).
     func forEachRow(in range: (lower: [UInt8], upper: [UInt8]?), _ body: (StoredRow) throws(VaultError) -> Void) throws(VaultError) {
-        guard let bulk else { throw .corrupted(reason: .unexpectedStorageError) }
-        try passing { () throws(StorageFailure<VaultError>) in try bulk.forEachRow(in: range, body) }
+        guard let preparing else { throw .corrupted(reason: .unexpectedStorageError) }
+        try passing { () throws(StorageFailure<VaultError>) in try preparing.forEachRow(in: range, body) }
     }
 
     func commit(_ set: PreparedSet) throws(VaultError) -> PreparedSet.Outcome {
-        guard let bulk else { throw .corrupted(reason: .unexpectedStorageError) }
-        return try Self.converting { () throws(StorageError) in try bulk.commit(set) }
+        guard let preparing else { throw .corrupted(reason: .unexpectedStorageError) }
+        return try Self.converting { () throws(StorageError) in try preparing.commit(set) }
     }
 
     func delete(lookupID: [UInt8]) throws(VaultError) -> (serviceTag: [UInt8], nonce: [UInt8])? {
@@ -174,12 +182,19 @@ struct VaultStore {
 
     // MARK: Older formats
 
+    /// Only a storage that holds older formats can upgrade them (``FormatUpgradingStorage``);
+    /// an older format anywhere else is not that storage's schema.
     func addManifestSchema() throws(VaultError) {
-        try Self.converting { () throws(StorageError) in try storage.addManifestSchema() }
+        try Self.converting { () throws(StorageError) in try formatUpgrading().addManifestSchema() }
     }
 
     func addGenerationTable(startingAt generation: UInt64) throws(VaultError) {
-        try Self.converting { () throws(StorageError) in try storage.addGenerationTable(startingAt: generation) }
+        try Self.converting { () throws(StorageError) in try formatUpgrading().addGenerationTable(startingAt: generation) }
+    }
+
+    private func formatUpgrading() throws(StorageError) -> any FormatUpgradingStorage {
+        guard let upgrading = storage as? any FormatUpgradingStorage else { throw .schemaChanged }
+        return upgrading
     }
 
     // MARK: The conversion

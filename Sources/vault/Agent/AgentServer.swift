@@ -199,7 +199,7 @@ final class AgentServer: Sendable {
     private func unlock(path: String, credential: SecretBytes, isKey: Bool, idleTimeoutSeconds: UInt64) -> AgentResponse {
         guard idleTimeoutSeconds <= 366 * 24 * 3600 else { return .refused("the idle timeout is longer than a year") }
         let timeout: Duration? = idleTimeoutSeconds == 0 ? nil : .seconds(Int64(idleTimeoutSeconds))
-        if path.hasPrefix("postgres://") || path.hasPrefix("postgresql://") {
+        if VaultEngines.isEngineURL(path) {
             return unlockDatabaseVault(url: path, credential: credential, isKey: isKey, idleTimeout: timeout)
         }
         guard path.hasPrefix("/") else { return .refused("the vault path must be absolute") }
@@ -221,16 +221,17 @@ final class AgentServer: Sendable {
         return .ok
     }
 
-    /// A vault in PostgreSQL, opened with the agent's own environment for libpq
-    /// (`PGPASSFILE`, `~/.pgpass`, `PGPASSWORD`): the URL may not hold a password.
+    /// A vault at an engine's URL, opened with the agent's own environment for the
+    /// engine's client (libpq's `PGPASSFILE`, `~/.pgpass`): the URL may not hold a password.
     private func unlockDatabaseVault(url: String, credential: SecretBytes, isKey: Bool, idleTimeout: Duration?) -> AgentResponse {
         // Never echoed: a malformed URL might hold a password.
-        guard case .postgres(let location, _)? = try? VaultLocation.parse(url, from: "the vault URL") else {
-            return .refused("not a PostgreSQL URL without a password")
+        guard case .engine(let location, _)? = try? VaultLocation.parse(url, from: "the vault URL") else {
+            return .refused("not a vault URL without a password")
         }
         let vault: Vault
         do {
-            vault = isKey ? try Vault.open(postgres: location, key: try VaultKey(credential)) : try Vault.open(postgres: location, passphrase: credential)
+            let storage = try location.storage(busyTimeout: Vault.defaultBusyTimeout)
+            vault = isKey ? try Vault.open(storage, key: try VaultKey(credential)) : try Vault.open(storage, passphrase: credential)
             try VaultOptions.rollbackGuard(vault, accepting: false)
         } catch {
             return .failure(error)

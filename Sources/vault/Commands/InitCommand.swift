@@ -10,7 +10,6 @@ import Glibc
 import Darwin
 #endif
 import VaultKit
-import VaultKitPostgres
 
 struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -56,7 +55,7 @@ struct InitCommand: ParsableCommand {
             let passphrase = try Credentials.newPassphrase(forCreating: location.displayName)
             switch location {
             case .file(let path): try Vault.create(at: path, passphrase: passphrase, kdf: parameters).close()
-            case .postgres(let postgres, _): try Vault.create(postgres: postgres, passphrase: passphrase, kdf: parameters).close()
+            case .engine(let engine, _): try Vault.create(in: engine.storage(busyTimeout: Vault.defaultBusyTimeout), passphrase: passphrase, kdf: parameters).close()
             }
         }
     }
@@ -67,7 +66,7 @@ struct InitCommand: ParsableCommand {
         do {
             switch location {
             case .file(let path): try Vault.create(at: path, key: key).close()
-            case .postgres(let postgres, _): try Vault.create(postgres: postgres, key: key).close()
+            case .engine(let engine, _): try Vault.create(in: engine.storage(busyTimeout: Vault.defaultBusyTimeout), key: key).close()
             }
         } catch {
             // A key for a vault that does not exist would only confuse the next attempt.

@@ -28,7 +28,7 @@ struct LockCommand: ParsableCommand {
         if !all {
             switch try options.location() {
             case .file(let given): path = given.hasPrefix("/") ? given : FileManager.default.currentDirectoryPath + "/" + given
-            case .postgres(let postgres, _): path = postgres.description
+            case .engine(let location, _): path = location.description
             }
         }
         guard let connection = try AgentConnection(socketPath: AgentSocket.path()) else { return }

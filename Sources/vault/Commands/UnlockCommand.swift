@@ -52,8 +52,8 @@ struct UnlockCommand: ParsableCommand {
             if access(given, F_OK) != 0 && errno == ENOENT { throw VaultError.vaultNotFound(path: given) }
             path = given
             opened = given.hasPrefix("/") ? given : FileManager.default.currentDirectoryPath + "/" + given
-        case .postgres(let postgres, let url):
-            path = postgres.description
+        case .engine(let engineLocation, let url):
+            path = engineLocation.description
             opened = url
         }
         let socket = AgentSocket.path()

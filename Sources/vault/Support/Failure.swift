@@ -136,9 +136,10 @@ enum Failure {
         case .vaultNotFound:
             return ("no vault at \(path) (create one with 'vault init')", ExitStatus.failure)
         case .vaultAlreadyExists:
-            return ("a file already exists at \(path); refusing to overwrite it", ExitStatus.failure)
-        case .io where error.errno == EPROTO && path.hasPrefix("postgres://"):
-            // VaultKitPostgres's code for a TLS connection to a server that could not be verified.
+            return (error.description + "; refusing to overwrite it", ExitStatus.failure)
+        case .io where error.errno == EPROTO && VaultEngines.isEngineURL(path):
+            // A storage engine's code for a TLS connection to a server that could not be
+            // verified (StorageError.unavailable).
             return ("\(path): TLS failed: the server's certificate does not verify (check sslrootcert and the host name)", ExitStatus.failure)
         case .io:
             return ("\(path): \(systemMessage(error.errno ?? 0))", ExitStatus.failure)

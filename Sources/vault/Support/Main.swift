@@ -16,6 +16,7 @@ extension VaultCommand {
     /// usage rather than 64) and one-line error messages, and to harden the process
     /// before anything else happens.
     static func main() {
+        StorageEngines.register()
         Hardening.ensureStandardDescriptors()
         Hardening.reportFileSizeLimitAsError()
         do {

@@ -18,8 +18,9 @@
 //                                 and an `add` of "race"/r-i racing the other writers; prints each
 //                                 acknowledged outcome (MixedOperation's lines)
 //
-// VAULT is a file path, or `pg:NAME` for the vault NAME in the PostgreSQL database of
-// $VAULTKIT_TEST_POSTGRES_URL (its password from PGPASSFILE). The key comes from a
+// VAULT is a file path, a URL of a registered engine (postgres://...#NAME), or `pg:NAME`
+// for the vault NAME in the PostgreSQL database of $VAULTKIT_TEST_POSTGRES_URL (its
+// password from PGPASSFILE). The key comes from a
 // file, never from argv.
 import Foundation
 import VaultKit
@@ -39,11 +40,16 @@ let arguments = CommandLine.arguments
 guard arguments.count >= 4 else { fail("usage: vault-test-writer MODE VAULT KEYFILE ...") }
 let (mode, path, keyFile) = (arguments[1], arguments[2], arguments[3])
 
-/// Opens VAULT: a file, or `pg:NAME` in the test PostgreSQL database.
+VaultEngines.register(.postgres)
+
+/// Opens VAULT: a file, a URL of a registered engine, or `pg:NAME` in the test PostgreSQL database.
 func openVault(key: VaultKey, busyTimeout: Duration = Vault.defaultBusyTimeout) throws(VaultError) -> Vault {
-    guard path.hasPrefix("pg:") else { return try Vault.open(at: path, key: key, busyTimeout: busyTimeout) }
-    guard let url = ProcessInfo.processInfo.environment["VAULTKIT_TEST_POSTGRES_URL"] else { fail("VAULTKIT_TEST_POSTGRES_URL is not set") }
-    return try Vault.open(postgres: PostgresVaultLocation(url, vaultName: String(path.dropFirst(3))), key: key, busyTimeout: busyTimeout)
+    if path.hasPrefix("pg:") {
+        guard let server = ProcessInfo.processInfo.environment["VAULTKIT_TEST_POSTGRES_URL"] else { fail("VAULTKIT_TEST_POSTGRES_URL is not set") }
+        return try Vault.open(url: server + "#" + path.dropFirst(3), key: key, busyTimeout: busyTimeout)
+    }
+    if VaultEngines.isEngineURL(path) { return try Vault.open(url: path, key: key, busyTimeout: busyTimeout) }
+    return try Vault.open(at: path, key: key, busyTimeout: busyTimeout)
 }
 
 if mode == "open-list" {

@@ -218,12 +218,6 @@ final class InMemoryStorage: VaultStorage, @unchecked Sendable {
         current.buckets = [:]
     }
 
-    // MARK: Older formats
-
-    /// Memory vaults are created in the current format, so there is nothing to upgrade.
-    func addManifestSchema() throws(StorageError) { throw .schemaChanged }
-    func addGenerationTable(startingAt generation: UInt64) throws(StorageError) { throw .schemaChanged }
-
     // MARK: Plumbing
 
     private static func withBytes<Value, BodyError: Error>(

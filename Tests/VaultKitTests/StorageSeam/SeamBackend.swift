@@ -9,6 +9,8 @@ import TestSupport
 enum SeamBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
     case memory
+    /// The Redis-like store, reached by its URL through ``VaultEngines`` alone.
+    case keyValue
 
     var testDescription: String { rawValue }
 
@@ -25,6 +27,22 @@ enum SeamBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
                 rows: { Array(storage.committed.rows.values) },
                 replace: { row in storage.tamper { $0.rows[row.lookupID] = row } },
                 remove: { id in storage.tamper { $0.rows[id] = nil } }
+            )
+        case .keyValue:
+            VaultEngines.register(.memoryKeyValue)
+            let url = "memkv://\(label.filter(\.isLetter))-\(UUID().uuidString)"
+            let database = KeyValueServer.shared.database(named: String(url.dropFirst("memkv://".count)))
+            return Fixture(
+                vault: try Vault.create(url: url, key: key),
+                reopen: { try Vault.open(url: url, key: key) },
+                rows: {
+                    try database.snapshot().values.compactMap { key, value in
+                        guard key.hasPrefix(KeyValueLayout.itemPrefix), let id = KeyValueLayout.lookupID(ofItemKey: key) else { return nil }
+                        return try KeyValueLayout.decodeRow(id, value)
+                    }
+                },
+                replace: { row in database.exec([KeyValueLayout.itemKey(row.lookupID): KeyValueLayout.encode(row)]) },
+                remove: { id in database.exec([KeyValueLayout.itemKey(id): nil]) }
             )
         case .sqlite:
             let path = Fixtures.vaultPath(label + "-" + rawValue)
@@ -45,6 +63,33 @@ enum SeamBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
                 },
                 remove: { id in raw().execute("DELETE FROM vault_items WHERE lookup_id = X'\(hex(id))'") }
             )
+        }
+    }
+}
+
+/// The storages the contract's own checks run on: each needs a second connection, which
+/// ``InMemoryStorage`` (one object, no connections) does not have.
+enum ContractBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case keyValue
+
+    var testDescription: String { rawValue }
+
+    /// A busy timeout short enough that a held write lock is reported, not waited out.
+    static let busyTimeout = Duration.milliseconds(50)
+
+    func makeStorage(_ label: String = #function) throws -> StorageContract.Fixture {
+        let key = VaultKey.random()
+        switch self {
+        case .sqlite:
+            let path = Fixtures.vaultPath(label + "-contract")
+            try Vault.create(at: path, key: key).close()
+            return StorageContract.Fixture { try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: 50) }
+        case .keyValue:
+            VaultEngines.register(.memoryKeyValue)
+            let location = KeyValueLocation(name: "contract-\(label.filter(\.isLetter))-\(UUID().uuidString)")
+            try Vault.create(url: location.description, key: key).close()
+            return StorageContract.Fixture { try location.storage(busyTimeout: Self.busyTimeout) }
         }
     }
 }
