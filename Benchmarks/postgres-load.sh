@@ -111,10 +111,10 @@ for workload in "reads:reads only:0:no" "unrelated:reads + unrelated commits 150
         committer=
         [[ $unrelated == yes ]] && unrelated_start
         read -r bops bp50 bp99 < <(bare_point "$k" "$writes")
-        [[ -n $committer ]] && { kill "$committer" 2>/dev/null; wait "$committer" || true; committer=; }
+        [[ -n $committer ]] && { kill "$committer" 2>/dev/null || true; wait "$committer" || true; committer=; }
         [[ $unrelated == yes ]] && unrelated_start
         read -r vops vp50 vp99 verr < <(vault_point "$k" "$writes")
-        [[ -n $committer ]] && { kill "$committer" 2>/dev/null; wait "$committer" || true; committer=; }
+        [[ -n $committer ]] && { kill "$committer" 2>/dev/null || true; wait "$committer" || true; committer=; }
         ratio=$(python3 -c "print(f'{$vops / max($bops, 1):.2f}')")
         echo "$name,$k,$vops,$vp50,$vp99,$bops,$bp50,$bp99,$ratio,$verr" >>"$csv"
         echo "$name K=$k: VaultKit $vops ops/s (p50 $vp50 ms, p99 $vp99 ms, $verr errors), bare $bops ops/s (p50 $bp50, p99 $bp99): ${ratio}x" >&2
