@@ -89,7 +89,8 @@ bare_point() {
 # vault K WRITE_PERCENT: K driver processes started together; prints "ops/s p50 p99 errors".
 vault_point() {
     local k=$1 writes=$2 start pids=() errors=0
-    start=$(( $(date +%s%3N) + 1500 ))
+    # Time to open and verify the vault (warm) before the clock starts.
+    start=$(( $(date +%s%3N) + 2000 + 1000 * k ))
     for ((i = 0; i < k; i++)); do
         "$driver" run "$url" load "$count" "$work/key" "$writes" "$start" "$seconds" "$work/vault.$i.lat" "$((RANDOM * 1000 + i + 1))" >"$work/vault.$i.out" &
         pids+=($!)
