@@ -27,6 +27,12 @@ let package = Package(
         suite("Opening"),
         // Needs a server: VAULTKIT_TEST_POSTGRES_URL and PGPASSFILE (README, "PostgreSQL").
         suite("Postgres", extra: [.product(name: "VaultKitPostgres", package: "VaultKit"), "CLibPQRaw"]),
+        // Not a suite: one client process of postgres-load.sh (K run at once against one vault).
+        .executableTarget(
+            name: "PostgresLoad",
+            dependencies: [.product(name: "VaultKit", package: "VaultKit"), .product(name: "VaultKitPostgres", package: "VaultKit")],
+            path: "PostgresLoad"
+        ),
         // Not a suite: runs one sealing operation N times for callgrind (callgrind-seal.sh).
         .executableTarget(
             name: "SealingProbe",

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Draws the latest results as PNG charts next to Benchmarks/README.md, so that nobody has
 to compare long tables by eye. Reads results/latest.md (the suites, `run.sh`),
-results/callgrind-seal.csv (`callgrind-seal.sh`) and results/peers.csv (`peers.sh`);
+results/callgrind-seal.csv (`callgrind-seal.sh`), results/peers.csv (`peers.sh`) and
+results/postgres-load.csv (`postgres-load.sh`);
 a chart whose input is missing is left as it is.
 
 Run through plot.sh, which keeps matplotlib in a virtualenv (Benchmarks/.venv)."""
@@ -102,6 +103,22 @@ def peers_chart(rows):
     save(figure, "peers.png")
 
 
+def postgres_load_chart(rows):
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))
+    figure, axes = plt.subplots(1, len(workloads), figsize=(3.4 * len(workloads), 3.6), squeeze=False)
+    for axis, workload in zip(axes[0], workloads):
+        points = [r for r in rows if r["workload"] == workload]
+        ks = [int(r["k"]) for r in points]
+        axis.plot(ks, [int(r["vaultkit_ops"]) for r in points], "-", marker="o", color="tab:blue", label="VaultKit")
+        axis.plot(ks, [int(r["bare_ops"]) for r in points], "--", marker="s", color="tab:gray", label="bare (pgbench)")
+        axis.set(xscale="log", xticks=ks, xticklabels=[str(k) for k in ks], xlabel="client processes (K)",
+                 ylabel="ops/s", title=workload)
+        axis.title.set_fontsize(9)
+        axis.set_ylim(bottom=0)
+        axis.legend(fontsize=7)
+    save(figure, "postgres-load.png")
+
+
 latest = os.path.join(RESULTS, "latest.md")
 p50s = suite_p50s(latest) if os.path.exists(latest) else {}
 counts_path = os.path.join(RESULTS, "callgrind-seal.csv")
@@ -112,3 +129,6 @@ if p50s:
 peers_path = os.path.join(RESULTS, "peers.csv")
 if os.path.exists(peers_path):
     peers_chart(list(csv.DictReader(open(peers_path))))
+load_path = os.path.join(RESULTS, "postgres-load.csv")
+if os.path.exists(load_path):
+    postgres_load_chart(list(csv.DictReader(open(load_path))))

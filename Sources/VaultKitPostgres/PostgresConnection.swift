@@ -31,13 +31,14 @@ final class PostgresConnection {
         case int64(Int64)
         case nullBytes
         case nullInt64
+        case nullText
         /// A one-dimensional `bytea[]` without NULLs.
         case byteaArray([[UInt8]])
 
         fileprivate var typeOID: Oid {
             switch self {
             case .bytes, .nullBytes: 17  // bytea
-            case .text: 25  // text
+            case .text, .nullText: 25  // text
             case .int64, .nullInt64: 20  // int8
             case .byteaArray: 1001  // bytea[]
             }
@@ -58,7 +59,7 @@ final class PostgresConnection {
                     Self.append(Int32(element.count), to: &buffer)
                     buffer += element
                 }
-            case .nullBytes, .nullInt64: return false
+            case .nullBytes, .nullInt64, .nullText: return false
             }
             return true
         }

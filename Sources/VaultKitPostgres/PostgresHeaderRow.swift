@@ -1,7 +1,8 @@
 import VaultKit
 
 /// The vault's header row and its host key wraps as one statement reads them, together
-/// with the snapshot that statement saw and the session's transaction id, if it has one.
+/// with the snapshot that statement saw, the session's transaction id, if it has one,
+/// and the rows' `xmin`s (the vault state of ``PostgresRowVersions``).
 ///
 /// Why one statement for all of it: a write reads the header, the manifest root, the
 /// generation and the host wraps (the manifest tag covers them all) after taking the lock,
@@ -11,12 +12,13 @@ import VaultKit
 struct PostgresHeaderRow {
     /// Reads the row of vault `$1`, once per host key wrap (at least once while the row
     /// exists): the snapshot, the session's transaction id, the header's columns, then
-    /// one wrap's (NULL when there is none).
+    /// one wrap's (NULL when there is none), the header's `xmin` and the wrap's.
     static let sql = """
         SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned()::text,
                h.format_version, h.vault_id, h.kdf_algorithm, h.kdf_salt, h.kdf_opslimit, h.kdf_memlimit,
                h.master_key_nonce, h.wrapped_master_key, h.master_key_check, h.manifest_root, h.manifest_tag,
-               h.generation, h.has_host_wraps::int::int8, w.name, w.public_key, w.sealed_master_key
+               h.generation, h.has_host_wraps::int::int8, w.name, w.public_key, w.sealed_master_key,
+               h.xmin::text, w.xmin::text
         FROM vaultkit_header h LEFT JOIN vaultkit_host_wraps w ON w.vault = h.vault
         WHERE h.vault = $1
         """
@@ -38,6 +40,8 @@ struct PostgresHeaderRow {
     private let storedGeneration: Int64
     /// In the seam's order (UTF-8 bytes of the name); `nil` when the vault never had one.
     let hostWraps: [StoredHostWrap]?
+    /// The header row's and the wraps' `xmin`s.
+    let vaultState: PostgresRowVersions.VaultState
 
     /// `nil` when the vault has no header row.
     init?(_ rows: PostgresRows) {
@@ -56,6 +60,9 @@ struct PostgresHeaderRow {
         manifestRoot = rows.array(0, 11)
         manifestTag = rows.array(0, 12)
         storedGeneration = rows.int64(0, 13)
+        let wrapXmins = (0..<rows.count).filter { !rows.isNull($0, 19) }.compactMap { UInt32(rows.text($0, 19)) }.sorted()
+        vaultState = .init(header: PostgresRowVersions.xid(rows.text(0, 18)),
+                           hostWraps: wrapXmins.isEmpty ? nil : wrapXmins.map(String.init).joined(separator: ","))
         if rows.int64(0, 14) == 0 {
             hostWraps = nil
         } else {

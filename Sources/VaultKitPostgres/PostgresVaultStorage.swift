@@ -14,15 +14,17 @@ import VaultKit
 ///   timeout is ``StorageError/busy(location:)``. Commits are durable (`synchronous_commit`
 ///   is set on per session).
 /// - Reads: one REPEATABLE READ, READ ONLY transaction, so a multi-row read sees one snapshot.
-/// - ``snapshotVersion``: names the set of transactions completed in the snapshot
-///   (``PostgresSnapshot``), read after the write lock, by ``pinSnapshot()`` and with a
-///   lone item read; it changes whenever any transaction in the cluster commits,
-///   including one that changed rows without the engine (an attacker's). A writer counts
-///   its own transaction as running until it commits; after the commit it reports the
-///   lock's snapshot with its own transaction completed, which is what any later snapshot
-///   shows exactly when nothing else committed since the lock. So what the engine
-///   verified survives its own writes, and any other commit, even one made while this
-///   writer held the lock, makes it verify again.
+/// - ``snapshotVersion``: names this vault's state by row versions (``PostgresRowVersions``):
+///   the header row's and host key wraps' `xmin`, read after the write lock, by
+///   ``pinSnapshot()`` and with a lone item read, which also compares its row's `xmin`
+///   with the one verified. It changes when this vault's header changes (every write of
+///   the engine updates it) and when a lone read finds its row changed, put back, added
+///   or gone without the header (an attacker's SQL), not when another table or vault
+///   commits. After its own commit a writer reports the state it wrote (the header's new
+///   `xmin` is its own transaction's), so what the engine verified survives its own writes.
+/// - The manifest digests kept for writes (``PostgresManifestCache``) stay tied to the
+///   cluster's snapshot (``PostgresSnapshot``): any commit anywhere makes a writer read
+///   them again.
 /// - Round trips (``PostgresConnection``): `BEGIN`, the lock and the header row
 ///   (``PostgresHeaderRow``, kept for the transaction) travel together; writes whose
 ///   results the engine does not need wait and travel with the next statement, the last
@@ -62,6 +64,13 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     private var openingResult: (row: StoredRow, inserted: Bool, found: StoredRow?)?
     /// Versions handed out after own commits: negative, never a snapshot's (those are >= 0).
     private var ownCommitVersion: Int64 = -1
+    /// The vault's state and the row versions verified under ``snapshotVersion``.
+    private var rowVersions = PostgresRowVersions()
+    /// The vault state the read transaction in progress saw with its first statement.
+    private var readState: PostgresRowVersions.VaultState?
+    /// In a write transaction: it wrote the header row, or rewrote the host key wraps.
+    private var headerWritten = false
+    private var hostWrapsRewritten = false
 
     package init(_ location: PostgresVaultLocation, lockTimeoutMilliseconds: Int) throws(StorageError) {
         self.location = location.description
@@ -187,8 +196,8 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
                     try connection.flush()
                 }
             }
-            snapshotVersion = versionAfterOwnCommit()
-            manifestCache.carry(to: snapshotVersion)
+            manifestCache.carry(to: versionAfterOwnCommit())
+            snapshotVersion = rowVersions.committed(own: ownXmin, wroteHeader: headerWritten, derivable: !hostWrapsRewritten)
             endTransaction(committing: true)
             return result
         } catch {
@@ -233,15 +242,19 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
         useLock(row)
     }
 
-    /// Takes the snapshot and transaction id of the header row read after the lock.
+    /// Takes the snapshot, transaction id and vault state of the header row read after the lock.
     private func useLock(_ row: PostgresHeaderRow) {
         headerRow = row
         lockSnapshot = PostgresSnapshot(row.snapshot)
         ownTransaction = row.ownTransaction
-        snapshotVersion = version(ofSnapshot: row.snapshot)
-        manifestCache.use(snapshotVersion)
+        manifestCache.use(version(ofSnapshot: row.snapshot))
         manifestCacheUsable = true
+        snapshotVersion = rowVersions.observe(row.vaultState)
+        rowVersions.readsBelong(to: snapshotVersion)
     }
+
+    /// This transaction's id as the rows it writes carry it (`xmin`: the low 32 bits).
+    private var ownXmin: UInt32? { ownTransaction.map { UInt32(truncatingIfNeeded: $0) } }
 
     /// The version to report after this writer's commit: the lock's snapshot with this
     /// transaction completed. Without that (no id, or too many ids running between), a
@@ -262,6 +275,10 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
             if rollingBack { try? connection.execute("ROLLBACK") }
             if writing { manifestCache.forget() }
         }
+        rowVersions.discardTransaction()
+        readState = nil
+        headerWritten = false
+        hostWrapsRewritten = false
         inTransaction = false
         writing = false
         manifestCacheUsable = false
@@ -282,7 +299,10 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
         try StorageFailure<BodyError>.lift { () throws(StorageError) in
             try run { () throws in
                 try connection.enqueue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                try connection.enqueue("SELECT pg_current_snapshot()::text") { [unowned self] rows in readSnapshot = rows.text(0, 0) }
+                try connection.enqueue(Self.stateSQL, [.text(vault)]) { [unowned self] rows in
+                    readSnapshot = rows.text(0, 0)
+                    readState = Self.vaultState(rows, header: 1, hostWraps: 2)
+                }
             }
         }
         inTransaction = true
@@ -290,29 +310,46 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
             // Still queued: nothing was sent, so there is no transaction to end. Else the
             // COMMIT of what only read goes without waiting for its answer.
             if connection.queuedCount > 0 { connection.discardQueued() } else { try? connection.sendWithoutWaiting("COMMIT") }
+            rowVersions.endRead()
             endTransaction(committing: true)
         }
         return try StorageFailure<BodyError>.passing(body)
     }
 
+    /// In a write transaction the version stays the lock's: no writer of the engine can
+    /// change the vault while it is held.
     package func pinSnapshot() throws(StorageError) {
+        if writing { return }
         try run { () throws in
-            let snapshot: String
-            if inTransaction, !writing {
-                // The read transaction's own snapshot, named by its first statement.
+            if inTransaction {
+                // The read transaction's own snapshot and vault state, named by its first statement.
                 if readSnapshot == nil { try connection.flush() }
-                guard let known = readSnapshot else { throw StorageError.corrupted(reason: .unexpectedStorageError) }
-                snapshot = known
-            } else {
-                snapshot = try connection.query("SELECT pg_current_snapshot()::text") { $0.text(0, 0) }
-            }
-            snapshotVersion = version(ofSnapshot: snapshot)
-            // A read transaction's snapshot is now named: what it reads is that version's.
-            if inTransaction, !writing {
-                manifestCache.use(snapshotVersion)
+                guard let snapshot = readSnapshot, let state = readState else { throw StorageError.corrupted(reason: .unexpectedStorageError) }
+                snapshotVersion = rowVersions.observe(state)
+                rowVersions.readsBelong(to: snapshotVersion)
+                // What it reads is that snapshot's.
+                manifestCache.use(version(ofSnapshot: snapshot))
                 manifestCacheUsable = true
+            } else {
+                let state = try connection.query(Self.stateSQL, [.text(vault)]) { Self.vaultState($0, header: 1, hostWraps: 2) }
+                snapshotVersion = rowVersions.observe(state)
             }
         }
+    }
+
+    /// The snapshot, the header row's `xmin` (NULL: no header) and the host key wraps'.
+    private static let stateSQL = """
+        SELECT pg_current_snapshot()::text, h.xmin::text, \(hostWrapsXminSQL)
+        FROM (SELECT 1) AS one LEFT JOIN vaultkit_header h ON h.vault = $1
+        """
+
+    /// The host key wraps' `xmin`s of vault `$1`, ascending and comma-separated; NULL for none.
+    static let hostWrapsXminSQL = "(SELECT string_agg(w.xmin::text, ',' ORDER BY w.xmin::text::bigint) FROM vaultkit_host_wraps w WHERE w.vault = $1)"
+
+    private static func vaultState(_ rows: PostgresRows, header: Int, hostWraps: Int) -> PostgresRowVersions.VaultState {
+        guard rows.count > 0 else { return .init(header: nil, hostWraps: nil) }
+        return .init(header: rows.isNull(0, header) ? nil : PostgresRowVersions.xid(rows.text(0, header)),
+                     hostWraps: rows.isNull(0, hostWraps) ? nil : rows.text(0, hostWraps))
     }
 
     /// The version of a snapshot this session read, its own transaction (if writing)
@@ -321,16 +358,6 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
         PostgresSnapshot(text)?.version(ownTransaction: ownTransaction) ?? PostgresSnapshot.version(ofText: text)
     }
 
-    /// The last snapshot a lone item read saw, and its version: a steady stream of reads
-    /// sees the same text, which then needs no parsing.
-    private var lastReadSnapshot: (text: [UInt8], version: Int64)?
-
-    private func version(ofReadSnapshot bytes: UnsafeRawBufferPointer) -> Int64 {
-        if let last = lastReadSnapshot, last.text.elementsEqual(bytes) { return last.version }
-        let version = version(ofSnapshot: String(decoding: bytes, as: UTF8.self))
-        lastReadSnapshot = (Array(bytes), version)
-        return version
-    }
 
     // MARK: Header
 
@@ -370,9 +397,9 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
 
     // MARK: Items
 
-    /// Outside a transaction the same statement reads the snapshot, so that
-    /// ``snapshotVersion`` names the snapshot this row came from (the engine trusts a
-    /// row read alone only if that is the snapshot it verified).
+    /// Outside a transaction the same statement reads the vault state and the row's
+    /// `xmin`, so that ``snapshotVersion`` is the verified one only if neither changed
+    /// since (the engine trusts a row read alone only then).
     package func withSealedItem<Result, BodyError: Error>(
         lookupID: [UInt8],
         _ body: (_ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer, _ sealed: UnsafeRawBufferPointer) throws(BodyError) -> Result
@@ -387,20 +414,30 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
             return try StorageFailure.passing { () throws(BodyError) in try outcome.get() }
         }
         return try passing(BodyError.self) {
-            try connection.query("""
-                SELECT i.service_tag, i.nonce, i.sealed, s.snapshot
-                FROM (SELECT pg_current_snapshot()::text AS snapshot) s
-                LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = $2
-                """, [.text(vault), .bytes(lookupID)]) { rows in
+            try connection.query(Self.loneReadSQL, [.text(vault), .bytes(lookupID)]) { rows in
                 guard rows.count == 1 else { throw StorageError.corrupted(reason: .rowStoredTwice) }
-                if !inTransaction { snapshotVersion = version(ofReadSnapshot: rows.bytes(0, 3)) }
+                let xmin = rows.isNull(0, 0) ? nil : PostgresRowVersions.xid(rows.text(0, 3))
+                if !inTransaction {
+                    _ = rowVersions.observe(Self.vaultState(rows, header: 4, hostWraps: 5))
+                    snapshotVersion = rowVersions.confirm(lookupID: lookupID, xmin: xmin)
+                } else if xmin != nil {
+                    lookupID.withUnsafeBytes { rowVersions.read(lookupID: $0, xmin: xmin) }
+                }
                 guard !rows.isNull(0, 0) else { return nil }
                 return try StorageFailure.passing { () throws(BodyError) in try body(rows.bytes(0, 0), rows.bytes(0, 1), rows.bytes(0, 2)) }
             }
         }
     }
 
-    private static let wholeRows = "SELECT lookup_id, service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1"
+    /// One item's row with its `xmin`, and the vault state, in one statement.
+    private static let loneReadSQL = """
+        SELECT i.service_tag, i.nonce, i.sealed, i.xmin::text, h.xmin::text, \(hostWrapsXminSQL)
+        FROM (SELECT 1) AS one
+        LEFT JOIN vaultkit_header h ON h.vault = $1
+        LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = $2
+        """
+
+    private static let wholeRows = "SELECT lookup_id, service_tag, nonce, sealed, xmin::text FROM vaultkit_items WHERE vault = $1"
 
     package func forEachRow<BodyError: Error>(serviceTag: [UInt8]?, _ body: (StoredRow) throws(BodyError) -> Void) throws(StorageFailure<BodyError>) {
         let (sql, parameters): (String, [PostgresConnection.Parameter]) = if let serviceTag {
@@ -408,19 +445,23 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
         } else {
             (Self.wholeRows, [.text(vault)])
         }
-        try forEachStoredRow(sql, parameters, body)
+        try forEachStoredRow(sql, parameters, whole: serviceTag == nil ? .some(nil) : nil, body)
     }
 
     /// Runs `sql`, which selects ``wholeRows``' columns, and calls `body` with each row.
+    /// - Parameter whole: the lookup id range it reads whole (`.some(nil)`: all rows), if any.
     private func forEachStoredRow<BodyError: Error>(
-        _ sql: String, _ parameters: [PostgresConnection.Parameter], _ body: (StoredRow) throws(BodyError) -> Void
+        _ sql: String, _ parameters: [PostgresConnection.Parameter], whole: (lower: [UInt8], upper: [UInt8]?)??,
+        _ body: (StoredRow) throws(BodyError) -> Void
     ) throws(StorageFailure<BodyError>) {
         try passing(BodyError.self) {
             try connection.query(sql, parameters) { rows in
                 for row in 0..<rows.count {
                     let stored = StoredRow(lookupID: rows.array(row, 0), serviceTag: rows.array(row, 1), nonce: rows.array(row, 2), sealed: rows.array(row, 3))
                     try StorageFailure.passing { () throws(BodyError) in try body(stored) }
+                    if inTransaction { rowVersions.read(lookupID: rows.bytes(row, 0), xmin: PostgresRowVersions.xid(rows.text(row, 4))) }
                 }
+                if inTransaction, let whole { rowVersions.readWhole(whole) }
             }
         }
     }
@@ -430,18 +471,21 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
         in range: (lower: [UInt8], upper: [UInt8]?)?,
         _ body: (_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) throws(BodyError) -> Void
     ) throws(StorageFailure<BodyError>) {
-        let (sql, parameters) = inLookupIDOrder("SELECT lookup_id, service_tag, nonce FROM vaultkit_items WHERE vault = $1", range)
+        let (sql, parameters) = inLookupIDOrder("SELECT lookup_id, service_tag, nonce, xmin::text FROM vaultkit_items WHERE vault = $1", range)
         try passing(BodyError.self) {
             try connection.query(sql, parameters) { rows in
                 for row in 0..<rows.count {
                     try StorageFailure.passing { () throws(BodyError) in try body(rows.bytes(row, 0), rows.bytes(row, 1), rows.bytes(row, 2)) }
+                    if inTransaction { rowVersions.read(lookupID: rows.bytes(row, 0), xmin: PostgresRowVersions.xid(rows.text(row, 3))) }
                 }
+                if inTransaction { rowVersions.readWhole(range) }
             }
         }
     }
 
     package func upsert(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(StorageError) {
         foundRow = nil
+        rowVersions.wrote(lookupID: lookupID)
         try write("""
             INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)
             ON CONFLICT (vault, lookup_id) DO UPDATE SET service_tag = EXCLUDED.service_tag, nonce = EXCLUDED.nonce, sealed = EXCLUDED.sealed
@@ -471,6 +515,7 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
                 FROM (SELECT 1) AS one LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = $2
                 """, [.text(vault), .bytes(row.lookupID), .bytes(row.serviceTag), .bytes(row.nonce), .bytes(row.sealed)]) { rows in
                 let inserted = rows.count > 0 && rows.int64(0, 0) == 1
+                if inserted { rowVersions.wrote(lookupID: row.lookupID) }
                 guard !inserted, rows.count == 1, !rows.isNull(0, 1) else { return (inserted, nil) }
                 return (false, StoredRow(lookupID: row.lookupID, serviceTag: rows.array(0, 1), nonce: rows.array(0, 2), sealed: rows.array(0, 3)))
             }
@@ -484,7 +529,7 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
         in range: (lower: [UInt8], upper: [UInt8]?), _ body: (StoredRow) throws(BodyError) -> Void
     ) throws(StorageFailure<BodyError>) {
         let (sql, parameters) = inLookupIDOrder(Self.wholeRows, range)
-        try forEachStoredRow(sql, parameters, body)
+        try forEachStoredRow(sql, parameters, whole: .some(range), body)
     }
 
     /// `select` (whose only parameter is the vault, `$1`) limited to `range` of lookup ids
@@ -510,7 +555,8 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     /// one statement that also reads the snapshot and the transaction id, that the header
     /// now holds what `set` wrote (`$2`, `$3`: the `UPDATE` applied), the row in the
     /// item's place (`$4`; nonce `$5`, NULL for none) and the bucket's digest (`$6`;
-    /// digest `$7`, NULL for no row). Its snapshot is taken after the lock, so it sees every
+    /// digest `$7`, NULL for no row) and the host key wraps' `xmin`s (`$8`, '' for none;
+    /// NULL: not compared). Its snapshot is taken after the lock, so it sees every
     /// commit before this one. Any difference leaves no row to count and divides by zero
     /// (SQLSTATE 22012), which aborts the transaction before the item and digest writes and
     /// undoes the header's; nothing else in these statements divides. One join on primary
@@ -522,6 +568,7 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
         LEFT JOIN vaultkit_manifest m ON m.vault = h.vault AND m.bucket = $6
         WHERE h.vault = $1 AND h.generation = $2 AND h.manifest_tag = $3
             AND i.nonce IS NOT DISTINCT FROM $5 AND m.digest IS NOT DISTINCT FROM $7
+            AND ($8::text IS NULL OR coalesce(\(hostWrapsXminSQL), '') = $8)
         """
     private static let preparedStateDiffers = "22012"
 
@@ -533,6 +580,9 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     /// separate lock: three statements fewer than a transaction of its own.
     package func commit(_ set: PreparedSet) throws(StorageError) -> PreparedSet.Outcome {
         try run { () throws in
+            // Without a known vault state nothing is required of the header, and the engine
+            // is told of a version it has not verified.
+            if rowVersions.headerXmin == nil { _ = rowVersions.forgetState() }
             inTransaction = true
             writing = true
             var checked: (snapshot: String, ownTransaction: UInt64?)?
@@ -555,11 +605,15 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
             }
             ownTransaction = checked.ownTransaction
             lockSnapshot = PostgresSnapshot(checked.snapshot)
-            let before = version(ofSnapshot: checked.snapshot)
-            snapshotVersion = versionAfterOwnCommit()
-            manifestCache.use(before)
+            manifestCache.use(version(ofSnapshot: checked.snapshot))
             manifestCache.record(set.bucket, set.digestAfter)
-            manifestCache.carry(to: snapshotVersion)
+            manifestCache.carry(to: versionAfterOwnCommit())
+            // The header's UPDATE required the vault state this version names (when known):
+            // nothing else changed the header or the wraps before this commit.
+            let before = rowVersions.version
+            rowVersions.readsBelong(to: before)
+            rowVersions.wrote(lookupID: set.row.lookupID)
+            snapshotVersion = rowVersions.committed(own: ownXmin, wroteHeader: true, derivable: true)
             endTransaction(committing: true)
             return .committed(versionBefore: before)
         }
@@ -570,16 +624,19 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
         let bucket = Int64(set.bucket)
         // The header first: its row lock is the write lock, and in READ COMMITTED an
         // `UPDATE` that waited for it re-reads the row, so it applies only if no other
-        // writer committed in between.
+        // writer committed in between, and only to the row version (`xmin`, `$7`) the
+        // vault state names, so nobody changed it since either.
+        let headerXmin: PostgresConnection.Parameter = rowVersions.headerXmin.map { .text(String($0)) } ?? .nullText
         try connection.enqueue("""
             UPDATE vaultkit_header SET manifest_root = $2, manifest_tag = $3, generation = $4
-            WHERE vault = $1 AND generation = $5 AND manifest_tag = $6
+            WHERE vault = $1 AND generation = $5 AND manifest_tag = $6 AND ($7::text IS NULL OR xmin = $7::xid)
             """, [.text(vault), .bytes(set.root), .bytes(set.tag), .int64(Int64(bitPattern: set.generation)),
-                  .int64(Int64(bitPattern: set.generationBefore)), .bytes(set.tagBefore)])
+                  .int64(Int64(bitPattern: set.generationBefore)), .bytes(set.tagBefore), headerXmin])
+        let hostWraps: PostgresConnection.Parameter = rowVersions.headerXmin == nil ? .nullText : .text(rowVersions.hostWraps ?? "")
         try connection.enqueue(Self.preparedSetCheckSQL, [
             .text(vault), .int64(Int64(bitPattern: set.generation)), .bytes(set.tag),
             .bytes(row.lookupID), set.replacedNonce.map { .bytes($0) } ?? .nullBytes,
-            .int64(bucket), set.digestBefore.map { .bytes($0) } ?? .nullBytes,
+            .int64(bucket), set.digestBefore.map { .bytes($0) } ?? .nullBytes, hostWraps,
         ], onRows: onCheck)
         let rowParameters: [PostgresConnection.Parameter] = [.text(vault), .bytes(row.lookupID), .bytes(row.serviceTag), .bytes(row.nonce), .bytes(row.sealed)]
         if set.replacedNonce != nil {
@@ -650,6 +707,7 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
         var found: [StoredRow?] = []
         found.reserveCapacity(rows.count)
         for (row, (inserted, existing)) in zip(rows, results) {
+            if inserted { rowVersions.wrote(lookupID: row.lookupID) }
             found.append(try rowInPlace(of: row, inserted: inserted, found: existing))
         }
         return found
@@ -681,6 +739,7 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
 
     package func delete(lookupID: [UInt8]) throws(StorageError) -> (serviceTag: [UInt8], nonce: [UInt8])? {
         foundRow = nil
+        rowVersions.wrote(lookupID: lookupID, deleted: true)
         return try run { () throws in
             try connection.query(Self.deleteSQL, [.text(vault), .bytes(lookupID)]) { rows in
                 rows.count > 0 ? (rows.array(0, 0), rows.array(0, 1)) : nil
@@ -693,6 +752,7 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
         _ body: (_ lookupID: UnsafeRawBufferPointer, _ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer) throws(BodyError) -> Void
     ) throws(StorageFailure<BodyError>) -> Int {
         foundRow = nil
+        rowVersions.forgetRows()
         let (sql, parameters): (String, [PostgresConnection.Parameter]) = if let serviceTag {
             ("DELETE FROM vaultkit_items WHERE vault = $1 AND service_tag = $2 RETURNING lookup_id, service_tag, nonce", [.text(vault), .bytes(serviceTag)])
         } else {
@@ -781,6 +841,7 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     }
 
     package func replaceHostWraps(_ wraps: [StoredHostWrap]) throws(StorageError) {
+        hostWrapsRewritten = true
         try write(changingHeader: true, "UPDATE vaultkit_header SET has_host_wraps = true WHERE vault = $1", [.text(vault)])
         try write(changingHeader: true, "DELETE FROM vaultkit_host_wraps WHERE vault = $1", [.text(vault)])
         for wrap in wraps {
@@ -804,7 +865,10 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     /// - Parameter changingHeader: it writes the header row or the host wraps, so the
     ///   row this transaction kept is stale.
     private func write(changingHeader: Bool = false, _ sql: String, _ parameters: [PostgresConnection.Parameter]) throws(StorageError) {
-        if changingHeader { headerRow = nil }
+        if changingHeader {
+            headerRow = nil
+            headerWritten = true
+        }
         try run { () throws in
             try connection.enqueue(sql, parameters)
             if !inTransaction { try connection.flush() }

@@ -49,30 +49,6 @@ import VaultKit
         #expect(try !storage.readMasterKeyCheck().isEmpty)
     }
 
-    /// After its own commit the storage reports the version a fresh snapshot has, as long
-    /// as nothing else committed; another session's commit makes it differ.
-    ///
-    /// Other tests commit on the same server at any moment, and any commit changes the
-    /// version, so the first half is tried until a commit and the next read fall in a
-    /// moment when nobody else committed (a version no snapshot has never matches).
-    @Test func aWritersOwnCommitKeepsItsVersionUntilAnotherCommits() throws {
-        let location = try TestServer.location()
-        _ = try Vault.create(postgres: location, key: VaultKey.random())
-        let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 1_000)
-        var matched = false
-        for _ in 0..<200 where !matched {
-            try storage.writeTransaction { () throws(StorageError) in try storage.setFormatVersion(VaultHeader.currentFormatVersion) }
-            let committed = storage.snapshotVersion
-            try storage.readTransaction { () throws(StorageError) in try storage.pinSnapshot() }
-            matched = storage.snapshotVersion == committed
-        }
-        #expect(matched)
-        let seen = storage.snapshotVersion
-        try TestServer.attacker().execute("SELECT pg_current_xact_id()")
-        try storage.readTransaction { () throws(StorageError) in try storage.pinSnapshot() }
-        #expect(storage.snapshotVersion != seen)
-    }
-
     /// A row put back by another session while this one holds the write lock (inside a
     /// batch) is caught on the next read: the commit does not vouch for what else
     /// committed after the lock was taken.

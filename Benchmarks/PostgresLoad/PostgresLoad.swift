@@ -1,0 +1,123 @@
+// One client process of Benchmarks/postgres-load.sh: K of these run at once against one
+// vault, each looping random gets and sets for a fixed time, as backend processes
+// refreshing tokens would. Not a package-benchmark suite: the script starts the
+// processes, the bare pgbench baseline and the unrelated committer, and adds up the
+// latencies each process writes.
+//
+//   PostgresLoad create URL VAULT COUNT KEYFILE
+//       a vault of COUNT items (~50 B secrets, raw key), the key written to KEYFILE (hex, 0600)
+//   PostgresLoad run URL VAULT COUNT KEYFILE WRITE_PERCENT START_EPOCH_MS SECONDS OUT SEED
+//       opens the vault and verifies it (warm), then from START_EPOCH_MS (wall clock, so K processes start together) for SECONDS: a
+//       random item each time, set with probability WRITE_PERCENT %, else get; writes
+//       one latency per line to OUT ("r" or "w", microseconds) and prints
+//       "ops errors" on stdout
+//   PostgresLoad check URL VAULT COUNT KEYFILE
+//       verify() and a read of every item; prints "ok" or fails
+//
+// The password comes from PGPASSFILE, as for every other libpq client.
+import Foundation
+import VaultKit
+import VaultKitPostgres
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 6, let count = Int(arguments[4]) else {
+    FileHandle.standardError.write(Data("usage: PostgresLoad create|run|check URL VAULT COUNT KEYFILE ...\n".utf8))
+    exit(2)
+}
+let (mode, url, vaultName, keyFile) = (arguments[1], arguments[2], arguments[3], arguments[5])
+
+func account(_ index: Int) -> String { "account-\(index)" }
+let service = "load"
+
+/// A ~50-byte secret that names the process and its write, so a wrong one would show.
+func secret(_ writer: UInt64, _ serial: Int) -> SecretBytes {
+    SecretBytes(Array("token-\(writer)-\(serial)-".utf8) + [UInt8](repeating: 0x61, count: 30))
+}
+
+func monotonicMicroseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+}
+
+do {
+    let location = try PostgresVaultLocation(url, vaultName: vaultName)
+    switch mode {
+    case "create":
+        let key = VaultKey.random()
+        let vault = try Vault.create(postgres: location, key: key)
+        defer { vault.close() }
+        var start = 0
+        while start < count {
+            let end = min(start + 5_000, count)
+            try vault.batch { batch in
+                for index in start..<end { try batch.set(secret(0, index), service: service, account: account(index)) }
+            }
+            start = end
+        }
+        let hex = key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
+        guard FileManager.default.createFile(atPath: keyFile, contents: Data(hex.utf8), attributes: [.posixPermissions: 0o600]) else { exit(1) }
+    case "run":
+        guard arguments.count == 11, let writePercent = UInt64(arguments[6]), let startMs = UInt64(arguments[7]),
+              let seconds = Double(arguments[8]), let seed = UInt64(arguments[10]) else { exit(2) }
+        let key = try VaultKey(hex: String(decoding: FileManager.default.contents(atPath: keyFile) ?? Data(), as: UTF8.self))
+        let vault = try Vault.open(postgres: location, key: key)
+        defer { vault.close() }
+        // Warm: every bucket verified once before the clock starts (a long-running backend's
+        // steady state), so a short point measures that, not the first touch of each bucket.
+        _ = try vault.verify()
+        var random = SplitMix(seed: seed)
+        let wait = Double(startMs) / 1_000 - Date().timeIntervalSince1970
+        if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+        let end = monotonicMicroseconds() + UInt64(seconds * 1_000_000)
+        var lines = ""
+        lines.reserveCapacity(1 << 20)
+        var (ops, errors, serial) = (0, 0, 0)
+        while true {
+            let begin = monotonicMicroseconds()
+            if begin >= end { break }
+            let index = Int(random.next() % UInt64(count))
+            let writing = random.next() % 100 < writePercent
+            do {
+                if writing {
+                    serial += 1
+                    try vault.set(secret(seed, serial), service: service, account: account(index))
+                } else {
+                    _ = try vault.secret(service: service, account: account(index))
+                }
+                ops += 1
+                lines += "\(writing ? "w" : "r") \(monotonicMicroseconds() - begin)\n"
+            } catch {
+                errors += 1
+                FileHandle.standardError.write(Data("PostgresLoad: \(error)\n".utf8))
+            }
+        }
+        guard FileManager.default.createFile(atPath: arguments[9], contents: Data(lines.utf8)) else { exit(1) }
+        print("\(ops) \(errors)")
+    case "check":
+        let key = try VaultKey(hex: String(decoding: FileManager.default.contents(atPath: keyFile) ?? Data(), as: UTF8.self))
+        let vault = try Vault.open(postgres: location, key: key)
+        defer { vault.close() }
+        try vault.verify()
+        for index in 0..<count { _ = try vault.secret(service: service, account: account(index)) }
+        print("ok")
+    default:
+        exit(2)
+    }
+} catch {
+    FileHandle.standardError.write(Data("PostgresLoad \(mode): \(error)\n".utf8))
+    exit(1)
+}
+
+/// A small seeded generator: each process draws its own sequence of items.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# PostgreSQL under load (issue 27): K client processes (1, 2, 4, 8) on one vault of
+# 10,000 items (~50 B secrets, raw key), each looping random gets and sets for
+# POINT_SECONDS, against the bare baseline: pgbench -M prepared with the same K over
+# 10,000 rows of a plain table (SELECT by key; INSERT ... ON CONFLICT DO UPDATE), each
+# bare point run right before its VaultKit point.
+#
+#   Benchmarks/postgres-load.sh                      # ~5 min on 2 cores
+#   POINT_SECONDS=10 KS="1 4" WORKLOADS="unrelated 95/5" Benchmarks/postgres-load.sh
+#   LOAD_DRIVER=/path/to/PostgresLoad ...   # a driver built earlier (an A/B of the library)
+#
+# Workloads: reads only; reads while another client commits ~150 times/s to an
+# unrelated table (pgbench -R 150, for the bare point too); 95/5 and 50/50 reads/writes.
+# Starts its own cluster (scripts/postgres-test-cluster.sh: TCP, TLS, fsync and
+# synchronous_commit on; autovacuum off, so none runs in a measurement), stops it on exit.
+# Writes results/postgres-load.csv (ops/s, p50, p99 per point, and the ratio to bare)
+# and prints it as a markdown table; plot.sh draws postgres-load.png from the CSV.
+# The server and the clients share the CPUs (nothing is pinned): under load that is
+# what a backend host sees. After the run a check process verifies the vault and reads
+# every item.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+seconds=${POINT_SECONDS:-5}
+ks=${KS:-"1 2 4 8"}
+count=${ITEMS:-10000}
+cluster="$here/../scripts/postgres-test-cluster.sh"
+
+workloads=${WORKLOADS:-"reads unrelated 95/5 50/50"}
+driver=${LOAD_DRIVER:-}
+if [[ -z $driver ]]; then
+    swift build -c release --package-path "$here" --product PostgresLoad >&2
+    driver="$(swift build -c release --package-path "$here" --show-bin-path)/PostgresLoad"
+fi
+
+eval "$("$cluster" start)"
+work=$(mktemp -d "${TMPDIR:-/tmp}/vaultkit-load.XXXXXX")
+cleanup() { "$cluster" stop "$VAULTKIT_TEST_POSTGRES_DIR"; rm -rf "$work"; }
+trap cleanup EXIT
+port=${VAULTKIT_TEST_POSTGRES_URL##*:}; port=${port%%/*}
+psql -q -X "postgresql://postgres@127.0.0.1:$port/vaultkit" -c "ALTER SYSTEM SET autovacuum = off" -c "SELECT pg_reload_conf()" >/dev/null
+url=$VAULTKIT_TEST_POSTGRES_URL
+pgb=(pgbench -h 127.0.0.1 -p "$port" -U vaultkit -n -M prepared)
+
+# The bare table: the same number of rows, a value as long as a sealed item row.
+psql -q -X "$url" -v ON_ERROR_STOP=1 >/dev/null <<SQL
+CREATE TABLE bare (id int PRIMARY KEY, value bytea NOT NULL);
+INSERT INTO bare SELECT i, decode(repeat('5a', 140), 'hex') FROM generate_series(0, $count - 1) AS i;
+CREATE TABLE unrelated (id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now());
+VACUUM ANALYZE bare;
+SQL
+printf '\\set id random(0, %d)\nSELECT value FROM bare WHERE id = :id;\n' "$((count - 1))" >"$work/select.sql"
+printf "\\\\set id random(0, %d)\nINSERT INTO bare (id, value) VALUES (:id, decode(repeat('5b', 140), 'hex')) ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value;\n" "$((count - 1))" >"$work/upsert.sql"
+printf 'INSERT INTO unrelated DEFAULT VALUES;\n' >"$work/unrelated.sql"
+
+"$driver" create "$url" load "$count" "$work/key" >&2
+psql -q -X "$url" -c "VACUUM ANALYZE vaultkit_header, vaultkit_items, vaultkit_manifest" >/dev/null
+
+# p50 and p99 (ms) of the microsecond latencies in the files given (last column).
+percentiles() {
+    python3 - "$@" <<'PY'
+import sys
+values = sorted(int(line.split()[-1]) for path in sys.argv[1:] for line in open(path) if line.strip())
+if not values:
+    print("0 0 0"); sys.exit()
+pick = lambda q: values[min(len(values) - 1, int(q * len(values)))] / 1000
+print(len(values), f"{pick(0.50):.3f}", f"{pick(0.99):.3f}")
+PY
+}
+
+# Starts the unrelated committer (for the length of a point and a little more): pid in $committer.
+unrelated_start() {
+    "${pgb[@]}" -c 1 -j 1 -R 150 -T "$((${seconds%.*} + 3))" -f "$work/unrelated.sql" vaultkit >"$work/unrelated.log" 2>&1 &
+    committer=$!
+    sleep 1
+}
+
+# bare WORKLOAD K WRITE_PERCENT: one pgbench point; prints "ops/s p50 p99".
+bare_point() {
+    local k=$1 writes=$2 scripts
+    rm -f "$work"/bare_log*
+    if (( writes == 0 )); then scripts=(-f "$work/select.sql"); else scripts=(-f "$work/select.sql@$((100 - writes))" -f "$work/upsert.sql@$writes"); fi
+    (cd "$work" && "${pgb[@]}" -c "$k" -j "$k" -T "${seconds%.*}" -l --log-prefix=bare_log "${scripts[@]}" vaultkit >"$work/bare.out" 2>&1)
+    # pgbench's log: client, transaction, latency (us), script, epoch, us.
+    awk '{ print $3 }' "$work"/bare_log* >"$work/bare.lat"
+    read -r n p50 p99 < <(percentiles "$work/bare.lat")
+    echo "$(python3 -c "print(f'{$n / ${seconds}:.0f}')") $p50 $p99"
+}
+
+# vault K WRITE_PERCENT: K driver processes started together; prints "ops/s p50 p99 errors".
+vault_point() {
+    local k=$1 writes=$2 start pids=() errors=0
+    # Time to open and verify the vault (warm) before the clock starts.
+    start=$(( $(date +%s%3N) + 2000 + 1000 * k ))
+    for ((i = 0; i < k; i++)); do
+        "$driver" run "$url" load "$count" "$work/key" "$writes" "$start" "$seconds" "$work/vault.$i.lat" "$((RANDOM * 1000 + i + 1))" >"$work/vault.$i.out" &
+        pids+=($!)
+    done
+    for pid in "${pids[@]}"; do wait "$pid"; done
+    for ((i = 0; i < k; i++)); do errors=$((errors + $(awk '{ print $2 }' "$work/vault.$i.out"))); done
+    read -r n p50 p99 < <(percentiles "$work"/vault.*.lat)
+    rm -f "$work"/vault.*
+    echo "$(python3 -c "print(f'{$n / ${seconds}:.0f}')") $p50 $p99 $errors"
+}
+
+mkdir -p "$here/results"
+csv=${LOAD_CSV:-"$here/results/postgres-load.csv"}
+echo "workload,k,vaultkit_ops,vaultkit_p50_ms,vaultkit_p99_ms,bare_ops,bare_p50_ms,bare_p99_ms,ratio,errors" >"$csv"
+for workload in "reads:reads only:0:no" "unrelated:reads + unrelated commits 150/s:0:yes" "95/5:95/5:5:no" "50/50:50/50:50:no"; do
+    IFS=: read -r id name writes unrelated <<<"$workload"
+    [[ " $workloads " == *" $id "* ]] || continue
+    for k in $ks; do
+        committer=
+        [[ $unrelated == yes ]] && unrelated_start
+        read -r bops bp50 bp99 < <(bare_point "$k" "$writes")
+        [[ -n $committer ]] && { kill "$committer" 2>/dev/null || true; wait "$committer" || true; committer=; }
+        [[ $unrelated == yes ]] && unrelated_start
+        read -r vops vp50 vp99 verr < <(vault_point "$k" "$writes")
+        [[ -n $committer ]] && { kill "$committer" 2>/dev/null || true; wait "$committer" || true; committer=; }
+        ratio=$(python3 -c "print(f'{$vops / max($bops, 1):.2f}')")
+        echo "$name,$k,$vops,$vp50,$vp99,$bops,$bp50,$bp99,$ratio,$verr" >>"$csv"
+        echo "$name K=$k: VaultKit $vops ops/s (p50 $vp50 ms, p99 $vp99 ms, $verr errors), bare $bops ops/s (p50 $bp50, p99 $bp99): ${ratio}x" >&2
+    done
+done
+"$driver" check "$url" load "$count" "$work/key" >&2
+
+python3 - "$csv" <<'PY'
+import csv, sys
+print("| workload | K | VaultKit ops/s | p50 / p99 ms | bare ops/s | p50 / p99 ms | ratio |")
+print("|---|---|---|---|---|---|---|")
+for r in csv.DictReader(open(sys.argv[1])):
+    print(f"| {r['workload']} | {r['k']} | {int(r['vaultkit_ops']):,} | {r['vaultkit_p50_ms']} / {r['vaultkit_p99_ms']} | "
+          f"{int(r['bare_ops']):,} | {r['bare_p50_ms']} / {r['bare_p99_ms']} | {r['ratio']}x |")
+PY
