@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// The CLI side of the second hardening round: a file size limit, read-only vaults,
 /// and `vault backup`.
-@Suite struct HardeningRoundTwoTests {
+@Suite(.offCooperativePool) struct HardeningRoundTwoTests {
     /// `ulimit -f` used to kill `vault set` with SIGXFSZ (status 153, no message).
     @Test func aFileSizeLimitIsOneErrorLineAndLosesNothing() throws {
         let cli = CLI()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +10,7 @@ import Glibc
 /// names that are not UTF-8, byte order in listings, terminal controls, loose key and
 /// passphrase files, `passwd` keeping the master key, names on the command line, and
 /// format-1 vaults (docs/THREAT-MODEL.md).
-@Suite struct SecurityReviewTests {
+@Suite(.offCooperativePool) struct SecurityReviewTests {
     /// Runs `vault` through the shell, so an argument can hold bytes a Swift `String`
     /// cannot (`printf` makes them).
     static func shell(_ cli: CLI, _ script: String) throws -> ProcessResult {

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Where the vault is, and what unlocks it: environment, passphrase files, key files.
-@Suite struct UnlockTests {
+@Suite(.offCooperativePool) struct UnlockTests {
     @Test func initRefusesToOverwriteAnExistingVault() throws {
         let cli = CLI()
         try cli.initVault()

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
 /// A batch's `set`s go into PostgreSQL many rows per statement (`BulkInsertingStorage`):
 /// each still behaves as a `set` made on its own.
-@Suite struct PostgresBulkInsertTests {
+@Suite(.offCooperativePool) struct PostgresBulkInsertTests {
     @Test func aBatchOfSetsGoesInTogetherAndEachBehavesAsASet() throws {
         let location = try TestServer.location()
         let key = VaultKey.random()

@@ -1,6 +1,7 @@
 import Foundation
 import StorageConformance
 import Testing
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
@@ -8,7 +9,7 @@ import VaultKit
 /// reads its rows with the snapshot it verifies: what that saves, and what it must not
 /// cost (an early insert that another session's commit made stale is undone; one the
 /// engine did not ask for is never committed).
-@Suite struct PostgresEarlyInsertTests {
+@Suite(.offCooperativePool) struct PostgresEarlyInsertTests {
     /// The fewest round trips `body` took in several tries: another test's commit on the
     /// server in between makes the engine read its manifest again (more round trips).
     private static func fewestRoundTrips(_ storage: PostgresVaultStorage, _ body: () throws -> Void) throws -> Int {

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestTraits
 import VaultKit
 import VaultKitPostgres
 
 /// The public entry points of `VaultKitPostgres` beyond the conformance checks: the
 /// async twins, and unlocking with a host key as on a file.
-@Suite struct PostgresEntryPointTests {
+@Suite(.offCooperativePool) struct PostgresEntryPointTests {
     @Test func asyncTwinsCreateOpenAndUseAVault() async throws {
         let location = try TestServer.location()
         let key = VaultKey.random()

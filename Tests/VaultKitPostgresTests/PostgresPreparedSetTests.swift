@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
 /// A lone `set` in a bucket this process verified is prepared before its transaction and
 /// sent in one round trip (`PreparedSet`): what that saves, and that it never writes over
 /// a state it was not prepared from (another host's write, a re-key, an attacker's change).
-@Suite struct PostgresPreparedSetTests {
+@Suite(.offCooperativePool) struct PostgresPreparedSetTests {
     /// The round trips `body` made on `storage`'s connection.
     private func roundTrips(on storage: PostgresVaultStorage, _ body: () throws -> Void) throws -> Int {
         let before = storage.connection.roundTrips

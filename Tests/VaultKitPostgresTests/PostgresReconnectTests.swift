@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Glibc
 /// A vault outlives its database session: a server restart, a failover or an
 /// administrator's `pg_terminate_backend` ends the session, and the vault connects again
 /// at its next call instead of failing until it is reopened.
-@Suite struct PostgresReconnectTests {
+@Suite(.offCooperativePool) struct PostgresReconnectTests {
     /// The vault's own session, ended from another connection as an administrator would.
     static func endSessions(tagged tag: String) throws -> Int {
         let administrator = try TestServer.attacker()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
@@ -7,7 +8,7 @@ import VaultKit
 /// host removed after a re-key (or the database's administrator) puts the earlier rows
 /// back. Every host that saw the later state says `rolledBack`, a held vault at its
 /// next call and a fresh open alike (docs/THREAT-MODEL.md).
-@Suite struct PostgresRollbackGuardTests {
+@Suite(.offCooperativePool) struct PostgresRollbackGuardTests {
     static let tables = ["vaultkit_header", "vaultkit_items", "vaultkit_manifest", "vaultkit_host_wraps"]
 
     static func guardDirectory(_ host: String) -> RollbackGuard {

@@ -1,6 +1,7 @@
 import Foundation
 import StorageConformance
 import Testing
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
@@ -8,7 +9,7 @@ import VaultKit
 /// cost: writes that travel in a pipeline fail as a whole, a statement the server could
 /// not prepare is prepared again, and a writer's own commit keeps what it verified only
 /// while nobody else committed.
-@Suite struct PostgresRoundTripTests {
+@Suite(.offCooperativePool) struct PostgresRoundTripTests {
     /// A replacement row waits in the pipeline (the engine needs no answer from it) and
     /// fails there, with the manifest's statements behind it: the call throws a typed
     /// error, and neither it nor the rest of its batch is written.

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
 /// The vault's shared lock on PostgreSQL (VaultAuth's cross-host refresh lock): an advisory
 /// lock that other sessions see, held until released.
-@Suite struct PostgresSharedLockTests {
+@Suite(.offCooperativePool) struct PostgresSharedLockTests {
     /// Whether another session could take the advisory lock `key` now (taken and given back at once).
     static func isFree(_ key: Int64, from observer: PostgresConnection) throws -> Bool {
         let taken = try observer.query("SELECT pg_try_advisory_lock($1)::int::int8", [.int64(key)]) { $0.int64(0, 0) } == 1
@@ -40,7 +41,7 @@ import VaultKit
 }
 
 /// The shared lock of a process that dies: the server ends its session, and the lock with it.
-@Suite struct PostgresSharedLockProcessTests {
+@Suite(.offCooperativePool) struct PostgresSharedLockProcessTests {
     @Test func aProcessKilledHoldingTheSharedLockReleasesIt() throws {
         let shared = try PostgresProcessTests.Shared()
         let key = PostgresAdvisoryLock.key(vaultName: shared.location.vaultName, lockName: "refresh")

@@ -1,6 +1,7 @@
 import Foundation
 import StorageConformance
 import Testing
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
@@ -78,7 +79,7 @@ enum TestServer {
 }
 
 /// The storage seam's conformance checks (Tests/StorageConformance) on a real PostgreSQL server.
-@Suite struct PostgresConformanceTests {
+@Suite(.offCooperativePool) struct PostgresConformanceTests {
     @Test(arguments: StorageConformance.Check.allCases)
     func conformance(_ check: StorageConformance.Check) throws {
         try check.run(TestServer.fixture())
@@ -86,7 +87,7 @@ enum TestServer {
 }
 
 /// What only the PostgreSQL engine has: vaults by name, the server's errors, many connections.
-@Suite struct PostgresVaultTests {
+@Suite(.offCooperativePool) struct PostgresVaultTests {
     @Test func aPassphraseVaultOpensChangesAndRefusesTheWrongOne() throws {
         let location = try TestServer.location()
         let vault = try Vault.create(postgres: location, passphrase: SecretBytes("first"), kdf: TestServer.cheapKDF)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Glibc
 
 /// TLS with certificate verification (`sslmode=verify-full`): the test server has TLS on,
 /// with a certificate for 127.0.0.1 from a throwaway CA (scripts/postgres-test-cluster.sh).
-@Suite struct PostgresTLSTests {
+@Suite(.offCooperativePool) struct PostgresTLSTests {
     static func environment(_ name: String) throws -> String {
         guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
             Issue.record("\(name) is not set: run `eval \"$(scripts/postgres-test-cluster.sh start)\"` first")

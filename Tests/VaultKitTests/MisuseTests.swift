@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// Misuse that used to corrupt or deadlock now fails with a clear error and writes nothing.
-@Suite struct MisuseTests {
+@Suite(.offCooperativePool) struct MisuseTests {
     /// A `VaultBatch` kept past its closure used to write rows outside any transaction,
     /// whose manifest change the next transaction dropped: a false `tampered` later.
     @Test func aBatchUsedAfterItsClosureWritesNothing() throws {

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// `VaultError` as a struct: every error still reads as the enum's did, holds no secret,
 /// and its code and reason numbers stay what the agent's wire protocol sends.
-@Suite struct VaultErrorTests {
+@Suite(.offCooperativePool) struct VaultErrorTests {
     /// Every code once, with the text users saw from the former enum.
     static let described: [(VaultError, String)] = [
         (.wrongPassphrase, "wrong passphrase or key"),
