@@ -53,8 +53,10 @@ let package = Package(
 
         // Shared by the test targets: temporary directories, child processes, cheap KDF limits.
         .target(name: "TestSupport", dependencies: ["VaultKit", "CSQLite"], path: "Tests/TestSupport"),
+        // The trait that runs suites whose tests block their thread off the cooperative pool.
+        .target(name: "TestTraits", dependencies: ["TestSupport"], path: "Tests/TestTraits"),
 
-        .testTarget(name: "VaultKitTests", dependencies: ["VaultKit", "TestSupport", "vault-test-writer", "StorageConformance"]),
+        .testTarget(name: "VaultKitTests", dependencies: ["VaultKit", "TestSupport", "TestTraits", "vault-test-writer", "StorageConformance"]),
 
         // The `vault` command-line tool, and the C calls Swift cannot make for it
         // (variadic prctl, a signal-safe terminal echo restore).
@@ -68,7 +70,7 @@ let package = Package(
         .target(name: "CSecretService"),
         .target(name: "VaultSecretService", dependencies: ["VaultKit", "CSodium", "CSecretService"]),
         .testTarget(name: "VaultSecretServiceTests", dependencies: ["VaultSecretService", "VaultKit", "TestSupport"]),
-        .testTarget(name: "VaultCLITests", dependencies: ["vault", "VaultKit", "TestSupport", "vault-test-writer", "git-credential-vault", "docker-credential-vault"]),
+        .testTarget(name: "VaultCLITests", dependencies: ["vault", "VaultKit", "TestSupport", "TestTraits", "vault-test-writer", "git-credential-vault", "docker-credential-vault"]),
 
         // git's and Docker's credential helpers: tiny programs that exec `vault git-credential`
         // or `vault docker-credential`, so they unlock and harden exactly as `vault` does.
@@ -95,7 +97,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Lifecycle"])),
         ], path: "Examples/ProfileDemo"),
         .testTarget(name: "VaultProfileTests", dependencies: [
-            "VaultProfile", "TestSupport", "profile-demo", "VaultKitPostgres",
+            "VaultProfile", "TestSupport", "TestTraits", "profile-demo", "VaultKitPostgres",
             "VaultConcurrency",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
@@ -181,7 +183,7 @@ let package = Package(
         .target(name: "VaultKitPostgres", dependencies: ["VaultKit", "CLibPQ", "CLibPQLoader"]),
         // The engine behaviour every storage must give, run by each engine's test target.
         .target(name: "StorageConformance", dependencies: ["VaultKit"], path: "Tests/StorageConformance"),
-        .testTarget(name: "VaultKitPostgresTests", dependencies: ["VaultKitPostgres", "VaultKit", "StorageConformance", "TestSupport", "vault-test-writer"]),
+        .testTarget(name: "VaultKitPostgresTests", dependencies: ["VaultKitPostgres", "VaultKit", "StorageConformance", "TestSupport", "TestTraits", "vault-test-writer"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,19 +23,13 @@ eval "$postgres_env"
 trap 'scripts/postgres-test-cluster.sh stop "$VAULTKIT_TEST_POSTGRES_DIR"; rm -f "$log"' EXIT
 
 # Every suite uses Swift Testing; XCTest would only report "Executed 0 tests".
-# Two test processes: the suites that wait on timers, servers and debounced writes
-# (auth, profile, configuration) run apart from the many tests that block their thread
-# on child processes and disk syncs, which on 2 cores would starve the shared thread
-# pool the first ones need. Each must pass; their counts are added up at the end.
-total=0
-timed="VaultAuthTests|VaultProfileTests|VaultConfigurationTests"
-for selection in "--filter $timed" "--skip $timed"; do
-    # shellcheck disable=SC2086
-    swift test --skip-build --disable-xctest $selection 2>&1 | tee "$log"
-    summary=$(grep -E "Test run with [0-9]+ tests? .*(passed|failed)" "$log" | tail -1)
-    [[ -n "$summary" ]] || { echo "test.sh: no test summary from swift test $selection" >&2; exit 1; }
-    total=$((total + $(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$summary")))
-done
+# One process: the suites whose tests block their thread on child processes and disk
+# syncs run off the cooperative pool (Tests/TestTraits, `.offCooperativePool`), so the
+# suites that wait on timers, servers and debounced writes are not starved beside them.
+swift test --skip-build --disable-xctest 2>&1 | tee "$log"
+summary=$(grep -E "Test run with [0-9]+ tests? .*(passed|failed)" "$log" | tail -1)
+[[ -n "$summary" ]] || { echo "test.sh: no test summary from swift test" >&2; exit 1; }
+total=$(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$summary")
 scripts/test-python-keyring.sh
 
 # `vault secret-service` against secret-tool, SecretStorage's and keyring's own suites.

@@ -56,6 +56,9 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
     private var generation: UInt64 = 0
     private var persistedGeneration: UInt64 = 0
     private var debounceTask: Task<Void, Never>?
+    /// The last debounce window's task, kept after it ends or is cancelled: awaiting it
+    /// tells a test that no write of that window can still come (instead of a fixed wait).
+    private(set) var lastDebounceTask: Task<Void, Never>?
     private var remoteTasks: [Task<Void, Never>] = []
     private var isShutDown = false
 
@@ -340,6 +343,7 @@ public actor ProfileStore<Profile: Codable & Sendable>: Service {
             }
             await debouncedWrite(sessionID: sessionID)
         }
+        lastDebounceTask = debounceTask
     }
 
     private func debouncedWrite(sessionID: UInt64) async {

@@ -187,6 +187,14 @@ public final class ChildProcess: @unchecked Sendable {
         return result
     }
 
+    /// ``wait(timeout:)`` for async code: the wait blocks a thread of its own, never one of
+    /// the cooperative pool that the rest of the test run needs.
+    public func exit(timeout: Duration = .seconds(120)) async -> ProcessResult {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: self.wait(timeout: timeout)) }
+        }
+    }
+
     private static func result(status: Int32, output: Data, error: Data) -> ProcessResult {
         // WIFEXITED / WTERMSIG are macros Swift cannot import.
         let signal = status & 0x7f

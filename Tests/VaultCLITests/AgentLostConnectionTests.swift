@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 @testable import vault
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Glibc
 
 /// A client whose agent goes away mid-request says what that means for its data: a write
 /// sent whole may or may not have been carried out, a read changed nothing.
-@Suite struct AgentLostConnectionTests {
+@Suite(.offCooperativePool) struct AgentLostConnectionTests {
     /// An agent, in this process, that holds every vault and answers `contains` (what
     /// `vault set` asks first), then hangs up on the next request without answering: as
     /// an agent killed while it writes.

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 @testable import vault
 
 /// The agent's message decoders on every kind of message, and on random and mutated
 /// bytes: they return a message or throw ``MalformedMessage``, never crash, and what
 /// they accept encodes back to the same bytes.
-@Suite struct AgentProtocolTests {
+@Suite(.offCooperativePool) struct AgentProtocolTests {
     static let target = VaultTarget(device: 42, inode: 7, path: "/home/alice/a.vault")
     static let item = VaultItem(
         service: "api.example.com", account: "ålice\t", label: nil, generic: Data([0xff, 0]),

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `vault agent`, `vault unlock` and `vault lock` with real processes and real sockets.
-@Suite struct AgentTests {
+@Suite(.offCooperativePool) struct AgentTests {
     /// The same commands on two copies of one vault, one opened by each command and one
     /// held by the agent, give the same standard output, standard error and status.
     @Test func everyItemCommandGivesTheSameResultsThroughTheAgent() throws {

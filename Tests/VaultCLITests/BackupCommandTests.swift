@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestTraits
 import TestSupport
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 
 /// `vault backup`: a verified copy that opens with the same passphrase, a failure that
 /// names the user's destination and leaves nothing, and the clean-up of a killed backup.
-@Suite struct BackupCommandTests {
+@Suite(.offCooperativePool) struct BackupCommandTests {
     @Test func backupWritesAVerifiedCopyThatOpensWithTheSamePassphrase() throws {
         let cli = CLI()
         try cli.initVault()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestTraits
 import TestSupport
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 
 /// A libpq `key=value` connection string given where a vault location goes is refused
 /// without being repeated, since it may hold a password.
-@Suite struct ConnectionStringTests {
+@Suite(.offCooperativePool) struct ConnectionStringTests {
     /// A libpq key=value string in VAULT_URL (or VAULT_PATH, or --vault) taken as a file
     /// path would be printed by "no vault at ...", password and all.
     @Test func aConnectionStringIsRefusedWithoutRepeatingIt() throws {

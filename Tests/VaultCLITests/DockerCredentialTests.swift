@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 
 /// `docker-credential-vault` as Docker runs it: a real process per action. The cases are
 /// upstream's (docker/docker-credential-helpers: credentials/credentials_test.go,
 /// client/client_test.go, osxkeychain/osxkeychain_darwin_test.go), with the strict
 /// server-URL matching their macOS helper tests.
-@Suite struct DockerCredentialTests {
+@Suite(.offCooperativePool) struct DockerCredentialTests {
     static let helper = TestPaths.executable("docker-credential-vault")
 
     struct Docker {

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 
 /// `vault get|set SERVICE ACCOUNT` skip argument-parser (`FastPath`); `vault get --
 /// SERVICE ACCOUNT` means the same to the parser but is left to it. Both must give the
 /// same output, errors and exit status in every situation.
-@Suite struct FastPathTests {
+@Suite(.offCooperativePool) struct FastPathTests {
     @Test func plainGetAndSetBehaveExactlyAsTheParsedCommands() throws {
         let cli = CLI()
         try cli.initVault()

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 
 /// `vault generate`: random secrets that go into the vault without being shown.
-@Suite struct GenerateCommandTests {
+@Suite(.offCooperativePool) struct GenerateCommandTests {
     @Test func generatingIntoAnItemStoresItAndWritesNothing() throws {
         let cli = CLI()
         try cli.initVault()

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 
 /// `git-credential-vault` driven by a real `git credential fill/approve/reject`, and its
 /// protocol details (expiry, refresh tokens, the authtype capability) spoken directly.
 /// git's own suite for helpers, t0303, runs from scripts/test-git-credential.sh.
-@Suite struct GitCredentialTests {
+@Suite(.offCooperativePool) struct GitCredentialTests {
     static let helper = TestPaths.executable("git-credential-vault")
 
     /// A git with no user or system configuration, no terminal prompts, and the package's
@@ -213,7 +214,7 @@ import TestSupport
 }
 
 /// The helper programs exec the `vault` beside them, else the one on PATH, else say why not.
-@Suite struct HelperLauncherTests {
+@Suite(.offCooperativePool) struct HelperLauncherTests {
     @Test(arguments: ["git-credential-vault", "docker-credential-vault"])
     func aHelperWithNoVaultBesideItOrOnPathSaysSo(helper: String) throws {
         let directory = TestPaths.temporaryDirectory()

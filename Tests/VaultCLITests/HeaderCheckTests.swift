@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestTraits
 import TestSupport
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ import Glibc
 /// What the CLI checks in a vault's header before it trusts it: a format-1 file (no
 /// tamper protection) needs an explicit upgrade, and KDF settings that would make
 /// "wrong passphrase" cost minutes are refused, in a file and in `init`.
-@Suite struct HeaderCheckTests {
+@Suite(.offCooperativePool) struct HeaderCheckTests {
     @Test func aFormatOneVaultNeedsAnExplicitUpgrade() throws {
         var cli = CLI()
         cli.environment = [:]

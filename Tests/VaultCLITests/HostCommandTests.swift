@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `vault host keygen/add/list/remove` and unlocking with `--host-key` /
 /// `$VAULT_HOST_KEY_FILE`, in real processes on a real file.
-@Suite struct HostCommandTests {
+@Suite(.offCooperativePool) struct HostCommandTests {
     @Test func aHostAddedWithItsPublicKeyUnlocksAndLosesAccessWhenRemoved() throws {
         let cli = CLI()
         try cli.initVault()

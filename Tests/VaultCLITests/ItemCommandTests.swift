@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 
 /// `vault set/add/update/get/delete` through the real binary, pipes and exit statuses.
-@Suite struct ItemCommandTests {
+@Suite(.offCooperativePool) struct ItemCommandTests {
     @Test func setThenGetWritesTheSecretAndOneNewline() throws {
         let cli = CLI()
         try cli.initVault()

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 
 /// `vault` starts without loading Foundation: `import Foundation` links
 /// FoundationInternationalization and ICU (about 40 MB and a C++ runtime), which the
 /// dynamic loader then relocates on every `vault get` (Benchmarks/README.md, "The agent").
 /// VaultKit and the tool import only FoundationEssentials.
-@Suite struct LinkageTests {
+@Suite(.offCooperativePool) struct LinkageTests {
     #if os(Linux)
     /// The shared objects a `vault` process loads, by file name, as glibc's loader names
     /// them on standard error with `LD_DEBUG=files`.

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 
-@Suite struct ListCommandTests {
+@Suite(.offCooperativePool) struct ListCommandTests {
     @Test func listsSortedServiceTabAccountLinesWithoutSecrets() throws {
         let cli = CLI()
         try cli.initVault()

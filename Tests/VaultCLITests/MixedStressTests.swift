@@ -2,12 +2,13 @@ import Foundation
 import Synchronization
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// Library processes and `vault` CLI processes doing random writes on one vault at the
 /// same time. Each process owns its accounts, so the expected final state is a replay
 /// of that process's acknowledged operations in order; no `busy` error may escape.
-@Suite struct MixedStressTests {
+@Suite(.offCooperativePool) struct MixedStressTests {
     static let stress = ProcessInfo.processInfo.environment["VAULTKIT_STRESS"] == "1"
 
     /// The state a sequence of acknowledged operations leaves: account -> value.

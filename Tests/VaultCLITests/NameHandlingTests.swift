@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestTraits
 import TestSupport
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ import Glibc
 /// Service and account names on the command line: UTF-8 only (never repaired), listed in
 /// byte order, readable from a file or standard input instead of argv, and escaped when
 /// printed, so a name cannot act on the user's terminal.
-@Suite struct NameHandlingTests {
+@Suite(.offCooperativePool) struct NameHandlingTests {
     /// Runs `vault` through the shell, so an argument can hold bytes a Swift `String`
     /// cannot (`printf` makes them).
     static func shell(_ cli: CLI, _ script: String) throws -> ProcessResult {

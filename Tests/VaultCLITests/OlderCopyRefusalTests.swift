@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestTraits
 import TestSupport
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 
 /// The CLI keeps rollback records by default: an older copy put in the vault's place is
 /// refused until it is accepted on purpose.
-@Suite struct OlderCopyRefusalTests {
+@Suite(.offCooperativePool) struct OlderCopyRefusalTests {
     @Test func anOlderCopyIsRefusedUntilAccepted() throws {
         let cli = CLI()
         try cli.initVault()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,7 @@ import Glibc
 /// it (a full disk, a file size limit), a failure leaves the old passphrase in force with
 /// every item, and a success leaves only the new one. It used to commit the new
 /// passphrase first and then fail in the re-key, reporting failure for a change made.
-@Suite struct PasswdAtomicityTests {
+@Suite(.offCooperativePool) struct PasswdAtomicityTests {
     static let oldPassphrase = "correct horse"
     static let newPassphrase = "battery staple"
     /// About 260 KiB of rows: a re-key writes all of them again, a re-wrap a page or two.

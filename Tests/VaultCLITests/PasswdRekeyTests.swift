@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestTraits
 import TestSupport
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 
 /// `vault passwd` re-keys by default, so an old passphrase with an old copy of the file
 /// opens nothing written afterwards; `--rewrap-only` keeps the master key.
-@Suite struct PasswdRekeyTests {
+@Suite(.offCooperativePool) struct PasswdRekeyTests {
     /// Whoever has the old passphrase and an old copy of the file has the master key the
     /// copy wraps; `passwd` replaces it, so it seals nothing written afterwards. The
     /// header's `master_key_check` (subkey 3 of the master key) shows which key is in use.

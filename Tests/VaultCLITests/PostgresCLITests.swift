@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 @testable import vault
 
@@ -32,7 +33,7 @@ struct PostgresCLI {
     }
 }
 
-@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresCLITests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresCLITests {
     /// The same steps on a file and on PostgreSQL give the same output and statuses.
     @Test func itemCommandsBehaveAsOnAFile() throws {
         let postgres = try PostgresCLI()

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// `vault set` processes in loops while `vault passwd` (to the same passphrase, which
@@ -10,7 +11,7 @@ import VaultKit
 /// the race to a key change re-derives its key and writes, so no write fails, and every
 /// acknowledged write is in the vault afterwards, where a writer that gave up would fail
 /// with "re-keyed by another process".
-@Suite struct RekeyRaceTests {
+@Suite(.offCooperativePool) struct RekeyRaceTests {
     static let stress = ProcessInfo.processInfo.environment["VAULTKIT_STRESS"] == "1"
 
     @Test func writersDoNotFailWhilePasswdAndRekeyRun() throws {

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestTraits
 import TestSupport
 
 /// A host removed with `vault host remove` keeps its key, and with it the old master key.
 /// With write access to the file it puts the vault back as it was before its removal and
 /// writes through it with `vault set --host-key` until the generation is past any seen:
 /// every holder whose rollback record saw the new key refuses it (docs/THREAT-MODEL.md).
-@Suite struct RemovedHostReplayTests {
+@Suite(.offCooperativePool) struct RemovedHostReplayTests {
     @Test func aRemovedHostsReplayPastTheSeenGenerationIsRolledBack() throws {
         let cli = CLI()
         try cli.initVault()

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Usage errors, help, concurrency, tampering and process hardening.
-@Suite struct RobustnessTests {
+@Suite(.offCooperativePool) struct RobustnessTests {
     @Test(arguments: [
         ["get"],
         ["get", "svc"],
@@ -167,7 +168,7 @@ import Glibc
 /// `vault` on a vault file the user may not read: one line naming the path and the
 /// system's reason, status 1. As root (CI) it runs as `nobody`; otherwise the file's
 /// mode is taken away.
-@Suite struct PermissionDeniedCLITests {
+@Suite(.offCooperativePool) struct PermissionDeniedCLITests {
     @Test(.enabled(if: Unprivileged.isAvailable || geteuid() != 0, "needs root with setpriv, or a non-root user"))
     func anUnreadableVaultFileFailsWithOneLineAndStatus1() throws {
         let directory = Unprivileged.worldReadableDirectory()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,7 @@ import Glibc
 /// because the guard's own state cannot be written, and says so once; a write refuses,
 /// naming the guard's directory and `VAULT_ROLLBACK_GUARD`; re-keys beside reads and
 /// writes raise no false alarm; and the agent says `rolledBack` as a direct command does.
-@Suite struct RollbackGuardStateTests {
+@Suite(.offCooperativePool) struct RollbackGuardStateTests {
     static let note = "vault: note: the rollback guard could not record this state of "
 
     /// A `get` that works, with the note as its only line on stderr, and a `set` refused
@@ -109,12 +110,12 @@ import Glibc
         }
     }
 
-    /// Three `set` loops and two `get` loops while `vault rekey` and `vault passwd` run:
-    /// no operation reports tampering or a rollback (a re-key between a process's unlock
-    /// and its guard check was reported as `vault is tampered`). A writer may still, rarely,
-    /// be told that the keys changed under it (`keyChanged`: an honest answer, not the
-    /// guard's; RekeyRaceTests, without the guard, sees none). VAULTKIT_GUARD_RACE_OPERATIONS
-    /// sets each loop's length.
+    /// Three `set` loops and two `get` loops while `vault rekey` and `vault passwd` (to the
+    /// same passphrase) run: no operation fails. Not with tampering or a rollback (a re-key
+    /// between a process's unlock and its guard check was reported as `vault is tampered`),
+    /// nor with `keyChanged` (a call whose guard comparison had followed the new wrapping
+    /// then found nothing left to follow, and gave up). VAULTKIT_GUARD_RACE_OPERATIONS sets
+    /// each loop's length.
     @Test func reKeysBesideReadsAndWritesRaiseNoFalseAlarm() throws {
         let operations = ProcessInfo.processInfo.environment["VAULTKIT_GUARD_RACE_OPERATIONS"].flatMap { Int($0) } ?? 12
         let cli = CLI()
@@ -140,11 +141,9 @@ import Glibc
             let result = try cli.run(command, env: ["VAULT_NEW_PASSPHRASE": "correct horse"])
             #expect(result.status == 0, "\(command[0]): \(result.stderr)")
         }
-        let keysChanged = "vault: " + VaultError.keyChanged.description
         for (loop, kind) in zip(loops, ["set", "set", "set", "get", "get"]) {
             let result = loop.wait(timeout: .seconds(600))
-            let failures = result.stderr.split(separator: "\n").filter { $0 != keysChanged }
-            #expect(failures.isEmpty, "\(kind): \(failures)")
+            #expect(result.status == 0 && result.stderr.isEmpty, "\(kind): \(result.stderr)")
         }
         #expect(try cli.run("verify").status == 0)
     }

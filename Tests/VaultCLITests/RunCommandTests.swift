@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `vault run` with real child processes: what reaches the child, and what does not.
-@Suite struct RunCommandTests {
+@Suite(.offCooperativePool) struct RunCommandTests {
     static let secret = "s3cr3t-run-value"
 
     /// `vault run` with `--vault` before the `--` (CLI.run would append it to the command).
@@ -152,7 +153,7 @@ import Glibc
 }
 
 /// `vault read vault://SERVICE/ACCOUNT` and the help texts.
-@Suite struct ReadCommandTests {
+@Suite(.offCooperativePool) struct ReadCommandTests {
     @Test func readIsGetSpelledAsAURI() throws {
         let cli = CLI()
         try cli.initVault()
@@ -202,7 +203,7 @@ import Glibc
 
 /// `vault run` on a real terminal (util-linux `script(1)`), where Ctrl-C goes to the whole
 /// foreground process group: `vault` must outlive it and report what the command did.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: TerminalSession.script)))
+@Suite(.offCooperativePool, .enabled(if: FileManager.default.isExecutableFile(atPath: TerminalSession.script)))
 struct RunCommandTerminalTests {
     @Test func ctrlCReachesTheCommandAndVaultReportsItsStatus() throws {
         let cli = CLI()

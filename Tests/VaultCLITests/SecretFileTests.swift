@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestTraits
 import TestSupport
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ import Glibc
 /// Key and passphrase files: refused when someone else could read them or they belong
 /// to another user (as ssh refuses keys), and of a passphrase file only the first line
 /// is read.
-@Suite struct SecretFileTests {
+@Suite(.offCooperativePool) struct SecretFileTests {
     @Test(arguments: [mode_t(0o644), 0o640, 0o604])
     func keyAndPassphraseFilesOthersCanReadAreRefused(mode: mode_t) throws {
         var cli = CLI()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestTraits
 import TestSupport
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 
 /// A vault in a directory others can create files in (such as /tmp) is refused, with the
 /// advice to use a private directory.
-@Suite struct SharedDirectoryRefusalTests {
+@Suite(.offCooperativePool) struct SharedDirectoryRefusalTests {
     /// A vault directly in /tmp is refused; the advice is a private directory, since
     /// `chmod go-w /tmp` is neither possible nor wanted.
     @Test func aVaultInASharedDirectoryIsToldToMoveToAPrivateOne() throws {

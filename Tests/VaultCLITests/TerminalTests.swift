@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 
 /// The no-echo prompts, on a real pseudo-terminal made by util-linux `script(1)`
 /// (skipped where it is not installed): the test types into it like a person would.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: TerminalSession.script)))
+@Suite(.offCooperativePool, .enabled(if: FileManager.default.isExecutableFile(atPath: TerminalSession.script)))
 struct TerminalTests {
     @Test func initAsksTwiceWithoutEchoingThePassphrase() throws {
         let cli = CLI()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestTraits
 import TestSupport
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 
 /// A vault the CLI cannot write (a file size limit, an immutable file): one accurate
 /// error line, nothing lost, and reads still work.
-@Suite struct UnwritableVaultTests {
+@Suite(.offCooperativePool) struct UnwritableVaultTests {
     /// Past a file size limit (`ulimit -f`) the kernel sends SIGXFSZ, whose default action
     /// kills the process without a message (status 153): the CLI reports the write instead.
     @Test func aFileSizeLimitIsOneErrorLineAndLosesNothing() throws {

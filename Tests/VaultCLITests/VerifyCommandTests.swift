@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 
 /// `vault verify`: the whole-vault check, for scripts and cron.
-@Suite struct VerifyCommandTests {
+@Suite(.offCooperativePool) struct VerifyCommandTests {
     @Test func anIntactVaultVerifiesWithItsItemCount() throws {
         let cli = CLI()
         try cli.initVault()

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestTraits
 import VaultKit
 
 /// `vault --version` and `vault version` print the library's one version constant.
-@Suite struct VersionCommandTests {
+@Suite(.offCooperativePool) struct VersionCommandTests {
     @Test(arguments: [["--version"], ["version"]])
     func printsTheVersionFromVaultKit(arguments: [String]) throws {
         let cli = CLI()

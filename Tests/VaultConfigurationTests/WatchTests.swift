@@ -34,7 +34,7 @@ import VaultKit
                     return seen
                 }
                 #expect(seen == [nil, "v-w-0"])
-                #expect(writer?.wait().status == 0)
+                #expect(await writer?.exit().status == 0)
                 trigger.triggerGracefulShutdown()
                 try await group.waitForAll()
             }

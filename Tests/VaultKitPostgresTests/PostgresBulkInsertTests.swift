@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
 /// A batch's `set`s go into PostgreSQL many rows per statement (`GatheringInsertStorage`):
 /// each still behaves as a `set` made on its own.
-@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresBulkInsertTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresBulkInsertTests {
     @Test func aBatchOfSetsGoesInTogetherAndEachBehavesAsASet() throws {
         let location = try TestServer.location()
         let key = VaultKey.random()

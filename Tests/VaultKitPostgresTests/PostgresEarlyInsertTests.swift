@@ -2,6 +2,7 @@ import Foundation
 import StorageConformance
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
@@ -9,7 +10,7 @@ import VaultKit
 /// reads its rows with the snapshot it verifies: what that saves, and what it must not
 /// cost (an early insert that another session's commit made stale is undone; one the
 /// engine did not ask for is never committed).
-@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresEarlyInsertTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresEarlyInsertTests {
     /// The fewest round trips `body` took in several tries: another test's commit on the
     /// server in between makes the engine read its manifest again (more round trips).
     private static func fewestRoundTrips(_ storage: PostgresVaultStorage, _ body: () throws -> Void) throws -> Int {

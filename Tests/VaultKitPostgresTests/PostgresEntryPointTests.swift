@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 import VaultKitPostgres
 
 /// The public entry points of `VaultKitPostgres` beyond the conformance checks: the
 /// async twins, and unlocking with a host key as on a file.
-@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresEntryPointTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresEntryPointTests {
     @Test func asyncTwinsCreateOpenAndUseAVault() async throws {
         let location = try TestServer.location()
         let key = VaultKey.random()

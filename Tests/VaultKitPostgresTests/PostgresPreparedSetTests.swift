@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
 /// A lone `set` in a bucket this process verified is prepared before its transaction and
 /// sent in one round trip (`PreparedSet`): what that saves, and that it never writes over
 /// a state it was not prepared from (another host's write, a re-key, an attacker's change).
-@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresPreparedSetTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresPreparedSetTests {
     /// The round trips `body` made on `storage`'s connection.
     private func roundTrips(on storage: PostgresVaultStorage, _ body: () throws -> Void) throws -> Int {
         let before = storage.connection.roundTrips

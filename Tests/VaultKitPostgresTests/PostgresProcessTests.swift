@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
 /// Several hosts on one PostgreSQL vault, simulated as separate processes
 /// (`vault-test-writer` with a `pg:NAME` vault), each with its own connection.
-@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresProcessTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresProcessTests {
     /// A vault for a process test, the key file its writers read, and the environment that
     /// tags their sessions with `applicationName`, so the server's activity view tells
     /// this test's connections apart from other tests'.

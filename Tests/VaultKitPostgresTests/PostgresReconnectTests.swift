@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Glibc
 /// A vault outlives its database session: a server restart, a failover or an
 /// administrator's `pg_terminate_backend` ends the session, and the vault connects again
 /// at its next call instead of failing until it is reopened.
-@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresReconnectTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresReconnectTests {
     /// The vault's own session, ended from another connection as an administrator would.
     static func endSessions(tagged tag: String) throws -> Int {
         let administrator = try TestServer.attacker()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
@@ -8,7 +9,7 @@ import VaultKit
 /// host removed after a re-key (or the database's administrator) puts the earlier rows
 /// back. Every host that saw the later state says `rolledBack`, a held vault at its
 /// next call and a fresh open alike (docs/THREAT-MODEL.md).
-@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresRollbackGuardTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresRollbackGuardTests {
     static let tables = ["vaultkit_header", "vaultkit_items", "vaultkit_manifest", "vaultkit_host_wraps"]
 
     static func guardDirectory(_ host: String) -> RollbackGuard {

@@ -2,6 +2,7 @@ import Foundation
 import StorageConformance
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
@@ -9,7 +10,7 @@ import VaultKit
 /// cost: writes that travel in a pipeline fail as a whole, a statement the server could
 /// not prepare is prepared again, and a writer's own commit keeps what it verified only
 /// while nobody else committed.
-@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresRoundTripTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresRoundTripTests {
     /// A replacement row waits in the pipeline (the engine needs no answer from it) and
     /// fails there, with the manifest's statements behind it: the call throws a typed
     /// error, and neither it nor the rest of its batch is written.

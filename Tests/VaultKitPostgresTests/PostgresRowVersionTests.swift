@@ -1,13 +1,15 @@
 import Foundation
 import StorageConformance
 import Testing
+import TestTraits
+import TestSupport
 import VaultKit
 @testable import VaultKitPostgres
 
 /// Reads that other tables' and other vaults' commits leave alone (``PostgresRowVersions``),
 /// and what still makes a read verify again: this vault's header changing, or a row
 /// changed, put back or deleted behind VaultKit's back without it (an administrator's SQL).
-@Suite struct PostgresRowVersionTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresRowVersionTests {
     /// A commit to another table or another vault leaves the version, and a read of a
     /// verified item stays one round trip; a change to this vault's header row, even one
     /// that writes the same values, changes it.

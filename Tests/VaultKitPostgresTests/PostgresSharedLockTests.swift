@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
 /// The vault's shared lock on PostgreSQL (VaultAuth's cross-host refresh lock): an advisory
 /// lock that other sessions see, held until released.
-@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresSharedLockTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresSharedLockTests {
     /// Whether another session could take the advisory lock `key` now (taken and given back at once).
     static func isFree(_ key: Int64, from observer: PostgresConnection) throws -> Bool {
         let taken = try observer.query("SELECT pg_try_advisory_lock($1)::int::int8", [.int64(key)]) { $0.int64(0, 0) } == 1
@@ -41,7 +42,7 @@ import VaultKit
 }
 
 /// The shared lock of a process that dies: the server ends its session, and the lock with it.
-@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresSharedLockProcessTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresSharedLockProcessTests {
     @Test func aProcessKilledHoldingTheSharedLockReleasesIt() throws {
         let shared = try PostgresProcessTests.Shared()
         let key = PostgresAdvisoryLock.key(vaultName: shared.location.vaultName, lockName: "refresh")

@@ -1,9 +1,10 @@
 import Testing
+import TestTraits
 @testable import VaultKitPostgres
 
 /// Snapshot versions name the set of completed transactions (`PostgresSnapshot`), so a
 /// writer's own commit can be told from anyone else's.
-@Suite struct PostgresSnapshotTests {
+@Suite(.offCooperativePool) struct PostgresSnapshotTests {
     private func version(_ text: String, own: UInt64? = nil) throws -> Int64 {
         try #require(PostgresSnapshot(text)).version(ownTransaction: own)
     }

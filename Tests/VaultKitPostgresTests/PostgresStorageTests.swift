@@ -2,6 +2,7 @@ import Foundation
 import StorageConformance
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 
@@ -79,7 +80,7 @@ enum TestServer {
 }
 
 /// The storage seam's conformance checks (Tests/StorageConformance) on a real PostgreSQL server.
-@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresConformanceTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresConformanceTests {
     @Test(arguments: StorageConformance.Check.allCases)
     func conformance(_ check: StorageConformance.Check) throws {
         try check.run(TestServer.fixture())
@@ -88,7 +89,7 @@ enum TestServer {
 
 /// Each guarantee of the seam's contract (Tests/StorageConformance, `StorageContract`) on
 /// connections to one PostgreSQL vault.
-@Suite struct PostgresContractTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresContractTests {
     @Test(arguments: StorageContract.Check.allCases)
     func contract(_ check: StorageContract.Check) throws {
         let location = try TestServer.location()
@@ -98,7 +99,7 @@ enum TestServer {
 }
 
 /// The engine reached through its registration alone, by URL, as the CLI and agent reach it.
-@Suite struct PostgresEngineRegistrationTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresEngineRegistrationTests {
     @Test func aVaultIsCreatedAndOpenedByItsURL() throws {
         VaultEngines.register(.postgres)
         let url = try TestServer.url() + "#registered-" + UUID().uuidString.lowercased()
@@ -116,7 +117,7 @@ enum TestServer {
 }
 
 /// What only the PostgreSQL engine has: vaults by name, the server's errors, many connections.
-@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresVaultTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresVaultTests {
     @Test func aPassphraseVaultOpensChangesAndRefusesTheWrongOne() throws {
         let location = try TestServer.location()
         let vault = try Vault.create(postgres: location, passphrase: SecretBytes("first"), kdf: TestServer.cheapKDF)

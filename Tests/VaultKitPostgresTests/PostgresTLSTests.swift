@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 @testable import VaultKitPostgres
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Glibc
 
 /// TLS with certificate verification (`sslmode=verify-full`): the test server has TLS on,
 /// with a certificate for 127.0.0.1 from a throwaway CA (scripts/postgres-test-cluster.sh).
-@Suite(.enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresTLSTests {
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresTLSTests {
     static func environment(_ name: String) throws -> String {
         guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
             Issue.record("\(name) is not set: run `eval \"$(scripts/postgres-test-cluster.sh start)\"` first")

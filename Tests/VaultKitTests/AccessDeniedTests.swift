@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +10,7 @@ import Glibc
 /// A vault the process may not read is an I/O error naming the path and `EACCES`, not
 /// "not a vault" or "corrupted", and nothing is changed. As root (CI) the reader is a
 /// real process running as `nobody`; otherwise the file's mode is taken away.
-@Suite struct AccessDeniedTests {
+@Suite(.offCooperativePool) struct AccessDeniedTests {
     static let canDenyAccess = Unprivileged.isAvailable || geteuid() != 0
 
     /// A vault with three items and its key file in a directory every user can enter.

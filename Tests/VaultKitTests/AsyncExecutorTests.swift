@@ -2,13 +2,14 @@ import Dispatch
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 @testable import VaultKit
 
 /// `Vault.executor`: a task running on the vault's own queue makes the vault's async
 /// calls inline (the probe sees their work inside a task on a vault's thread, none on the
 /// pool, none hopped to a plain queue block), while calls from anywhere else, and calls to
 /// another vault, still hop. Closing the vault moves later jobs off its queue.
-@Suite struct AsyncExecutorTests {
+@Suite(.offCooperativePool) struct AsyncExecutorTests {
     @Test func twinsRunInlineOnTheVaultsExecutorAndHopElsewhere() async throws {
         let (vault, path, _) = try Fixtures.keyVault()
         BlockingWorkProbe.watch(path)

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 @testable import VaultKit
 
 /// The async twins of the service handle, `entry` and the value calls: the same results,
 /// and none of their blocking work on a thread of the cooperative pool.
-@Suite struct AsyncHandleAndValueTests {
+@Suite(.offCooperativePool) struct AsyncHandleAndValueTests {
     struct Login: Codable, Equatable {
         var user: String
         var expires: Date

@@ -2,12 +2,13 @@ import Foundation
 import Synchronization
 import Testing
 import TestSupport
+import TestTraits
 @testable import VaultKit
 
 /// The async API: the same behaviour as the blocking one, and none of its blocking work
 /// (SQLite statements, fsync inside commits, Argon2id) on a thread of Swift's
 /// cooperative pool, shown structurally by a probe in every such call.
-@Suite struct AsyncTests {
+@Suite(.offCooperativePool) struct AsyncTests {
     @Test func noBlockingWorkRunsInsideATask() async throws {
         let path = Fixtures.vaultPath()
         let backupPath = TestPaths.temporaryDirectory("async-backup") + "/copy.vault"

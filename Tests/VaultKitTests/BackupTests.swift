@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ import Glibc
 
 /// `backup(to:)`: a consistent, verified, private copy, including commits that are
 /// still only in the `-wal` (which a copy of the main file alone loses).
-@Suite struct BackupTests {
+@Suite(.offCooperativePool) struct BackupTests {
     @Test func aBackupHoldsEveryCommitIncludingThoseStillInTheLog() throws {
         let (vault, path) = try Fixtures.passphraseVault()
         for index in 0..<10 { try vault.set("v\(index)", service: "s", account: "a\(index)") }

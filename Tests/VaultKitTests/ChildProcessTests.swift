@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 
 /// The test harness itself: children run without a terminal, with real pipes and exit codes.
-@Suite struct ChildProcessTests {
+@Suite(.offCooperativePool) struct ChildProcessTests {
     @Test func runsWithPipesExitCodeAndNoTerminal() throws {
         let result = try ChildProcess.run("/bin/sh", ["-c", "cat; echo err >&2; (: </dev/tty) 2>/dev/null && echo tty; exit 3"], standardInput: Data("in\n".utf8))
         #expect(result.status == 3)

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestTraits
 import VaultKit
 
 /// `Codable` values in their versioned encoding: the bytes, the round trip, and every
 /// way a read can refuse, none of which shows the value.
-@Suite struct CodableValueTests {
+@Suite(.offCooperativePool) struct CodableValueTests {
     struct Login: Codable, Equatable {
         var user: String
         var token: String

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// Many tasks, many processes, and processes killed mid-write, on one vault file.
-@Suite struct ConcurrencyTests {
+@Suite(.offCooperativePool) struct ConcurrencyTests {
     /// `VAULTKIT_STRESS=1` runs the long variants; CI runs the bounded ones on every change.
     static let stress = ProcessInfo.processInfo.environment["VAULTKIT_STRESS"] == "1"
 

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// Processes killed with SIGKILL in the middle of the operations that rewrite the key
 /// material: the vault must open afterwards, with every item intact.
-@Suite struct CrashInjectionTests {
+@Suite(.offCooperativePool) struct CrashInjectionTests {
     static let trials = ProcessInfo.processInfo.environment["VAULTKIT_STRESS"] == "1" ? 100 : 6
 
     /// A vault with some items, closed, plus its key file.

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestTraits
 import VaultKit
 
 /// The one optional read, its deprecated tuple spelling, and `batch` giving back the
 /// caller's own error unchanged.
-@Suite struct EntryAndBatchErrorTests {
+@Suite(.offCooperativePool) struct EntryAndBatchErrorTests {
     @Test func entryIsNilForAMissingItemAndThrowsEverythingElse() throws {
         let (vault, _) = try Fixtures.passphraseVault()
         #expect(try vault.entry(service: "s", account: "a") == nil)

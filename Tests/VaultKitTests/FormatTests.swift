@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// docs/FORMAT.md is a specification: an independent reader written from it alone
 /// (docs/reference_reader.py: Python's sqlite3 + PyNaCl) must read what VaultKit writes.
-@Suite struct FormatTests {
+@Suite(.offCooperativePool) struct FormatTests {
     static let reader = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("docs/reference_reader.py").path

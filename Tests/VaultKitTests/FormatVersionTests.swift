@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 @testable import VaultKit
 
 /// Format versions and the header: a newer file cannot be passed off as an older one
 /// (whose manifest is weaker or absent), no header field can be changed without the
 /// key, the schema must be VaultKit's own, and a row stored twice does not cancel out.
-@Suite struct FormatVersionTests {
+@Suite(.offCooperativePool) struct FormatVersionTests {
     static let downgraded = VaultError.tampered(reason: .formatDowngraded)
     static let schemaChanged = VaultError.tampered(reason: .schemaChanged)
     static let headerChanged = VaultError.tampered(reason: .headerFailedAuthentication)

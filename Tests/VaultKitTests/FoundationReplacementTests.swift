@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestTraits
 @testable import VaultKit
 
 /// The small stand-ins for Foundation APIs that FoundationEssentials lacks (VaultKit and
 /// `vault` import only FoundationEssentials): each gives Foundation's own result.
-@Suite struct FoundationReplacementTests {
+@Suite(.offCooperativePool) struct FoundationReplacementTests {
     /// Every scalar of the Basic Multilingual Plane and one beyond it, alone and around
     /// text, trimmed both ways.
     @Test func trimmingMatchesFoundationForEveryScalar() {

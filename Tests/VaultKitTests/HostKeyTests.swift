@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 @testable import VaultKit
 
 /// Host key wraps (docs/FORMAT.md section 12): one vault unlocked on many hosts, each
 /// with its own X25519 key pair, none sharing the passphrase.
-@Suite struct HostKeyTests {
+@Suite(.offCooperativePool) struct HostKeyTests {
     /// Writes a new host key pair's private key to a 0600 file beside the vault.
     static func hostKeyFile(_ host: HostKeyPair, besides vaultPath: String, name: String) throws -> String {
         let path = vaultPath + "." + name + ".hostkey"

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// Every item operation, round-tripped through a real vault file.
-@Suite struct ItemTests {
+@Suite(.offCooperativePool) struct ItemTests {
     @Test func setThenReadAsStringDataSecretAndScoped() throws {
         let (vault, _) = try Fixtures.passphraseVault()
         try vault.set("s3cr3t", service: "api.example.com", account: "alice")

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TestSupport
-import VaultKit
+import TestTraits
+@testable import VaultKit
 
 /// A handle that another handle's passphrase change or re-key left behind: it follows
 /// when the passphrase it was opened with still opens the vault (only the salt, cost or
 /// master key changed), and says the passphrase no longer opens it otherwise.
-@Suite struct KeyChangeFollowingTests {
+@Suite(.offCooperativePool) struct KeyChangeFollowingTests {
     /// `vault passwd` with the same passphrase: a new salt and a new master key at once.
     /// The writer's key-encryption key (the old salt's) opens neither; its passphrase does.
     @Test func aWriterFollowsARekeyUnderANewSaltForItsOwnPassphrase() throws {
@@ -38,6 +39,22 @@ import VaultKit
         writer.close()
         changer.close()
         #expect(try Vault.open(at: path, passphrase: "correct horse").string(service: "svc", account: "a") == "after")
+    }
+
+    /// One call can meet the same change twice: in its own work, and in the rollback
+    /// guard's comparison after it, which follows first. The second follow finds the handle
+    /// already holding the new wrapping: not a reason to give up with `keyChanged` (which
+    /// `vault set` beside `vault passwd` reported, with the rollback guard on).
+    @Test func aChangeAlreadyFollowedIsFollowedAgainWithoutFailing() throws {
+        let (writer, path) = try Fixtures.passphraseVault()
+        let changer = try Vault.open(at: path, passphrase: "correct horse")
+        try changer.rekey(changingPassphraseTo: SecretBytes("correct horse"), kdf: testKDF)
+        let follows = try writer.withUnlocked { (vault) throws(VaultError) in
+            [try vault.followChangedWrapping(), try vault.followChangedWrapping()]
+        }
+        #expect(follows == [true, true])
+        try writer.set("after", service: "svc", account: "a")
+        #expect(try changer.string(service: "svc", account: "a") == "after")
     }
 
     /// The async entry points follow too (on the vault's queue, where Argon2id may run).

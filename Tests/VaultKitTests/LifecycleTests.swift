@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// Creating, opening, unlocking and re-keying vault files, and the errors on the way.
-@Suite struct LifecycleTests {
+@Suite(.offCooperativePool) struct LifecycleTests {
     @Test func itemsPersistAcrossCloseAndReopenWithPassphrase() throws {
         let (vault, path) = try Fixtures.passphraseVault()
         try vault.set("persisted", service: "s", account: "a", label: "L")
@@ -217,7 +218,7 @@ enum FileSystemCleanup {
 }
 
 /// Paths the operating system refuses give `io` errors with the errno, and create nothing.
-@Suite struct PathErrorTests {
+@Suite(.offCooperativePool) struct PathErrorTests {
     @Test func aPathBelowARegularFileIsAnIOError() throws {
         let directory = TestPaths.temporaryDirectory()
         let file = directory + "/plain"

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// `items()` sorts by the UTF-8 bytes of service, then account (docs/CLI.md). The sort's
 /// comparison was rewritten for speed (Benchmarks/README.md, "vault list at 100k"), so
 /// this checks its order, at a size where the sort really runs, against an independent
 /// bytewise order.
-@Suite struct ListOrderTests {
+@Suite(.offCooperativePool) struct ListOrderTests {
     /// Names that Swift's own `String` order, a signed byte compare, or a compare that
     /// stops at the shorter name would put elsewhere.
     static let awkwardNames = [

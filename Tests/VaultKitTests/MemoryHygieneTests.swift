@@ -2,11 +2,12 @@ import Foundation
 import Synchronization
 import Testing
 import TestSupport
+import TestTraits
 @testable import VaultKit
 
 /// Secrets are wiped from memory when released; checked through a debug-only hook
 /// that sees each buffer after the wipe and before it is freed.
-@Suite(.serialized) struct MemoryHygieneTests {
+@Suite(.offCooperativePool, .serialized) struct MemoryHygieneTests {
     /// Records released buffers that still held the canary's first bytes.
     final class Watcher: Sendable {
         let dirty = Mutex(0)

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// Misuse that could corrupt the vault or deadlock fails with a clear error and writes nothing.
-@Suite struct MisuseTests {
+@Suite(.offCooperativePool) struct MisuseTests {
     /// A `VaultBatch` kept past its closure must not write: its rows would land outside any
     /// transaction, whose manifest change the next transaction drops, a false `tampered` later.
     @Test func aBatchUsedAfterItsClosureWritesNothing() throws {

@@ -1,12 +1,13 @@
 import Dispatch
 import Testing
+import TestTraits
 import TestSupport
 import VaultKit
 
 /// An async call whose task is cancelled while it waits behind other work on the vault's
 /// queue never runs: nobody waits for its result any more. One that started completes,
 /// and closing runs whatever happens.
-@Suite struct QueuedCallCancellationTests {
+@Suite(.offCooperativePool) struct QueuedCallCancellationTests {
     /// Holds the vault's queue inside a batch until ``release()``; ``start(_:)`` returns
     /// once the batch's closure is running, so every call made after it is queued behind.
     final class QueueBlocker: Sendable {

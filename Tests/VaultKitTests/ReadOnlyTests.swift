@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +10,7 @@ import Glibc
 /// Reading must not need write access: a backup on read-only media, an immutable file,
 /// a directory the user may not write, a full disk. Writes then fail with one accurate
 /// error naming what cannot be written, and nothing is left behind.
-@Suite struct ReadOnlyTests {
+@Suite(.offCooperativePool) struct ReadOnlyTests {
     static let canChattr = geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr")
 
     /// A closed key vault with three items in its own directory (no -wal left).

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestTraits
 import VaultKit
 
 /// The library example of README.md and of the VaultKit DocC overview, run as written
 /// (with a temporary path), so the documentation stays true.
-@Suite struct ReadmeExampleTests {
+@Suite(.offCooperativePool) struct ReadmeExampleTests {
     @Test func theServiceHandleAndValuesExampleRuns() throws {
         let (vault, _) = try Fixtures.passphraseVault()
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestTraits
 import TestSupport
 @testable import VaultKit
 
@@ -8,7 +9,7 @@ import TestSupport
 /// was before its removal, at any generation it likes and with a valid manifest tag. Every
 /// holder whose record has seen the new key says `rolledBack`; legitimate key changes
 /// never do.
-@Suite struct RetiredMasterKeyTests {
+@Suite(.offCooperativePool) struct RetiredMasterKeyTests {
     static let passphrase = "correct horse"
 
     static func guardDirectory(_ holder: String, _ label: String = #function) -> RollbackGuard {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 @testable import VaultKit
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,7 @@ import Glibc
 /// record that does not authenticate is refused rather than taken as missing, a
 /// format-1 record is carried over, and a held vault compares every state another
 /// process committed, as a fresh open would.
-@Suite struct RollbackGuardRecordTests {
+@Suite(.offCooperativePool) struct RollbackGuardRecordTests {
     static func open(_ path: String, _ key: VaultKey, _ rollbackGuard: RollbackGuard, accepting: Bool = false) throws -> Vault {
         try RollbackGuardTests.open(path, key, rollbackGuard, accepting: accepting)
     }

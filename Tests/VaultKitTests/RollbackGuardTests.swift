@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 @testable import VaultKit
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ import Glibc
 
 /// The rollback guard: an older whole file, or a `-wal` that lost its last commits, is
 /// `rolledBack` when opened, where the file alone could not tell (docs/THREAT-MODEL.md).
-@Suite struct RollbackGuardTests {
+@Suite(.offCooperativePool) struct RollbackGuardTests {
     static func guardDirectory(_ label: String = #function) -> RollbackGuard {
         RollbackGuard(directory: TestPaths.temporaryDirectory(label) + "/rollback")
     }

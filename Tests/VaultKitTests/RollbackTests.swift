@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// Beyond tampering with a record: deleting an item's row, putting back an older copy of
 /// a row (or of a deleted one), or of the manifest itself, is detected by the next read
 /// of what changed, by any listing, and by `verify()` (docs/THREAT-MODEL.md).
-@Suite struct RollbackTests {
+@Suite(.offCooperativePool) struct RollbackTests {
     static let rowsChanged = VaultError.tampered(reason: .rowsChanged)
 
     /// One row of `vault_items`, hex-encoded: lookup_id, service_tag, nonce, sealed.

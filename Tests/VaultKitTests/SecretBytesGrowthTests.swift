@@ -1,11 +1,12 @@
 import Foundation
 import Synchronization
 import Testing
+import TestTraits
 @testable import VaultKit
 
 /// `SecretBytes` as a growable value: its contents survive growth, copies are
 /// independent, and bytes it removes are wiped.
-@Suite struct SecretBytesGrowthTests {
+@Suite(.offCooperativePool) struct SecretBytesGrowthTests {
     @Test func appendingKeepsEveryByteInOrderAcrossGrowth() {
         var secret = SecretBytes(reservingCapacity: 1)
         var expected: [UInt8] = []

@@ -1,9 +1,10 @@
 import Testing
+import TestTraits
 import VaultKit
 
 /// VaultKit's randomness, which the CLI's password generator and other callers use
 /// instead of importing libsodium.
-@Suite struct SecureRandomTests {
+@Suite(.offCooperativePool) struct SecureRandomTests {
     @Test func uniformStaysBelowTheBoundAndReachesEveryValue() throws {
         try SecureRandom.ensureAvailable()
         var seen = Set<UInt32>()

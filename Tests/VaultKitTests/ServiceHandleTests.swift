@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestTraits
 import VaultKit
 
 /// `vault.service(_:)`: the items of one service by account, forwarding to the vault.
-@Suite struct ServiceHandleTests {
+@Suite(.offCooperativePool) struct ServiceHandleTests {
     @Test func writesAndReadsAreTheVaultsOwn() throws {
         let (vault, _) = try Fixtures.passphraseVault()
         let api = vault.service("api.example.com")

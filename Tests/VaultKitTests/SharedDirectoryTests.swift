@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,7 @@ import Glibc
 /// the vault itself (docs/THREAT-MODEL.md, "Other users of the machine"): VaultKit
 /// refuses a directory others can write, side files that are not this user's own, a
 /// vault owned by someone else, and a symbolic link in the vault's place.
-@Suite struct SharedDirectoryTests {
+@Suite(.offCooperativePool) struct SharedDirectoryTests {
     /// A fresh directory with `mode` (for example 1777, like /tmp).
     static func directory(mode: mode_t, _ label: String = #function) -> String {
         let path = TestPaths.temporaryDirectory(label) + "/shared"

@@ -2,11 +2,12 @@ import Foundation
 import Synchronization
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// Whoever can write the file must not be able to make VaultKit return a wrong secret,
 /// and whoever can read it must learn nothing a user typed.
-@Suite struct TamperTests {
+@Suite(.offCooperativePool) struct TamperTests {
     @Test func aRecordMovedToAnotherRowIsRejected() throws {
         let (vault, path, key) = try Fixtures.keyVault()
         try vault.set("alice-secret", service: "s", account: "alice")

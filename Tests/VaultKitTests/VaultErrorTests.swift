@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// `VaultError`: every error reads as users and scripts expect it to, holds no secret,
 /// and its code and reason numbers stay what the agent's wire protocol sends.
-@Suite struct VaultErrorTests {
+@Suite(.offCooperativePool) struct VaultErrorTests {
     /// Every code once, with its text: users and scripts match these words, so a change
     /// to one must be deliberate.
     static let described: [(VaultError, String)] = [

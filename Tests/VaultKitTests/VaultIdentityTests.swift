@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 @testable import VaultKit
 
 /// The vault identity (docs/FORMAT.md section 12.1): a host opens only a vault whose host
 /// wraps are signed by the identity it pinned, never one built for its public key by
 /// someone who can write the file but holds no passphrase or key.
-@Suite struct VaultIdentityTests {
+@Suite(.offCooperativePool) struct VaultIdentityTests {
     /// The attack: a vault of the attacker's own, with the host's public key added,
     /// moved into place of the real one.
     @Test func anAttackersVaultForTheHostsPublicKeyIsRefused() throws {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// Moving a raw key between processes as text.
-@Suite struct VaultKeyEncodingTests {
+@Suite(.offCooperativePool) struct VaultKeyEncodingTests {
     let bytes = Data((0..<32).map { UInt8($0 * 7 + 1) })
 
     @Test func hexAndBase64RoundTripAndMatchFoundation() throws {

@@ -3,7 +3,7 @@ import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Testing
 import VaultKit
-import VaultProfile
+@testable import VaultProfile
 
 @Suite struct PersistenceTests {
     @Test func aBurstOfUpdatesCoalescesIntoOneWrite() async throws {
@@ -117,10 +117,11 @@ import VaultProfile
         try await store.replace(with: TestProfile(nickname: "Alice"))
         try await store.persist()
         try await store.update { $0.nickname = "pending" }
+        let window = try #require(await store.lastDebounceTask)
         try await store.signOut()
-        // Let the cancelled debounce window pass several times over; a late write would
-        // bring the snapshot back.
-        try await Task.sleep(for: debounce * 10)
+        // The window's task has ended (cancelled, or woken to find the session gone): no
+        // write of it can come later and bring the snapshot back.
+        await window.value
         await #expect(try !vault.contains(service: testService, account: "alice"))
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 import VaultKit
 
 /// The example executable as a real process: graceful shutdown on SIGTERM and SIGINT,
 /// and the debounced write as the protection against SIGKILL.
-@Suite struct ProfileDemoProcessTests {
+@Suite(.offCooperativePool) struct ProfileDemoProcessTests {
     struct DemoSnapshot: Decodable {
         var nickname: String
     }

@@ -158,16 +158,23 @@ extension UnlockedVault {
     mutating func followChangedWrapping() throws(VaultError) -> Bool {
         guard let passphrase else { return false }
         let stored = try store.readHeader()
-        // The same salt and cost as the key held, which failed: the passphrase changed.
-        guard case .passphrase(let salt, let parameters) = stored.keySource, stored.keySource != header.keySource else { return false }
         // Another vault created in this one's place (a PostgreSQL vault dropped and made
         // again) with the same passphrase is not this vault: not followed.
         guard stored.vaultID == header.vaultID else { return false }
-        #if DEBUG
-        BlockingWorkProbe.note(store.storage.location)
-        #endif
-        let derived = try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: parameters)
-        guard let masterKey = Self.unwrapMasterKey(stored, with: derived) else { return false }
+        let followed: SecureBuffer
+        if let held = keyEncryptionKey, Self.unwrapMasterKey(stored, with: held) != nil {
+            // Already followed: one call can meet the same change twice, in its own work and
+            // in the rollback guard's comparison after it, and the first follow serves both.
+            followed = held
+        } else {
+            // The same salt and cost as the key held, which failed: the passphrase changed.
+            guard case .passphrase(let salt, let parameters) = stored.keySource, stored.keySource != header.keySource else { return false }
+            #if DEBUG
+            BlockingWorkProbe.note(store.storage.location)
+            #endif
+            followed = try PassphraseKDF.deriveKey(passphrase: passphrase, salt: salt, parameters: parameters)
+        }
+        guard let masterKey = Self.unwrapMasterKey(stored, with: followed) else { return false }
         let newKeys = KeyHierarchy(masterKey: masterKey)
         guard newKeys.keyCheck == stored.masterKeyCheck else { throw .tampered(reason: .keyCheckMismatch) }
         if newKeys.keyCheck != keys.keyCheck {
@@ -175,7 +182,7 @@ extension UnlockedVault {
             manifestCheck.keysChanged()
         }
         header = stored
-        keyEncryptionKey = derived
+        keyEncryptionKey = followed
         return true
     }
 }

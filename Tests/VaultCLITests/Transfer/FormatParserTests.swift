@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestTraits
 import VaultKit
 @testable import vault
 
 /// The import formats' parsers on the small fixture files in Tests/Fixtures/Import,
 /// written after each manager's documented export layout.
-@Suite struct FormatParserTests {
+@Suite(.offCooperativePool) struct FormatParserTests {
     /// A fixture's items as (service, account, label, secret text), in file order.
     typealias Row = (service: String, account: String, label: String?, secret: String?)
 

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 
 /// `vault export` and `vault import` through the real binary: files, pipes, exit
 /// statuses, and what reaches standard error.
-@Suite struct ImportExportCommandTests {
+@Suite(.offCooperativePool) struct ImportExportCommandTests {
     static let exportArguments = ["export", "--format", "json", "--plaintext"]
 
     /// Items with every kind of attribute and secret the export must carry.

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TestSupport
+import TestTraits
 
 /// `vault import` and `vault export` with a terminal for standard input and output
 /// (a real pseudo-terminal from `script(1)`, as in ``TerminalTests``).
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: TerminalSession.script)))
+@Suite(.offCooperativePool, .enabled(if: FileManager.default.isExecutableFile(atPath: TerminalSession.script)))
 struct ImportExportTerminalTests {
     @Test func exportRefusesATerminalWithoutPlaintext() throws {
         let cli = CLI()

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestTraits
 import TestSupport
 @testable import VaultKit
 
 /// A third storage engine reached through its registration alone: a vault at a
 /// `memkv://` URL lives its whole life through ``Vault``'s URL calls, and the key-value
 /// store, written to behind the engine's back, is caught as the file would be.
-@Suite struct KeyValueEngineTests {
+@Suite(.offCooperativePool) struct KeyValueEngineTests {
     init() { VaultEngines.register(.memoryKeyValue) }
 
     static func newURL() -> String { "memkv://roundtrip-\(UUID().uuidString)" }

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestTraits
 import StorageConformance
 import TestSupport
 @testable import VaultKit
 
 /// Each guarantee of ``VaultStorage``'s contract, checked on the storage itself, on every
 /// storage with connections (PostgreSQL runs them in `PostgresConformanceTests`).
-@Suite struct StorageContractTests {
+@Suite(.offCooperativePool) struct StorageContractTests {
     @Test(arguments: ContractBackend.allCases, StorageContract.Check.allCases)
     func contract(_ backend: ContractBackend, _ check: StorageContract.Check) throws {
         try check.run(backend.makeStorage("\(check)"))
@@ -16,7 +17,7 @@ import TestSupport
 /// The contract's checks can fail: each guarantee has a storage that breaks it, and the
 /// check for that guarantee fails on it (while the same check passes on the good storage
 /// it wraps, in ``StorageContractTests``).
-@Suite struct StorageContractCatchesBrokenStoragesTests {
+@Suite(.offCooperativePool) struct StorageContractCatchesBrokenStoragesTests {
     /// Which check catches which defect.
     static let catches: [(BrokenStorage.Defect, StorageContract.Check)] = [
         (.scansInStorageOrder, .scansVisitRowsInLookupIDOrder),

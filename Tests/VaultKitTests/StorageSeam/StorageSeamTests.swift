@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import StorageConformance
 import TestSupport
+import TestTraits
 @testable import VaultKit
 
 /// The engine's behaviour through the storage seam, on both implementations of
@@ -9,7 +10,7 @@ import TestSupport
 /// on both, so the engine depends on the protocol's contract and nothing else; an
 /// engine for another database runs the same checks in its own test target
 /// (PostgreSQL: `PostgresConformanceTests`).
-@Suite struct StorageSeamTests {
+@Suite(.offCooperativePool) struct StorageSeamTests {
     /// Every check of Tests/StorageConformance, on each storage.
     @Test(arguments: SeamBackend.allCases, StorageConformance.Check.allCases)
     func conformance(_ backend: SeamBackend, _ check: StorageConformance.Check) throws {
@@ -18,7 +19,7 @@ import TestSupport
 }
 
 /// The storage failures keep the public errors and texts they had before the seam.
-@Suite struct StorageErrorBoundaryTests {
+@Suite(.offCooperativePool) struct StorageErrorBoundaryTests {
     @Test func sqliteFailuresLeaveTheStorageLayerAsStorageErrors() throws {
         let path = Fixtures.vaultPath()
         Fixtures.write(Array("not a database, just text that is long enough".utf8), to: path)
