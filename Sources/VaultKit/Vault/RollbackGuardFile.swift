@@ -214,9 +214,7 @@ final class RollbackGuardFile: @unchecked Sendable {
 
     private func withLock<Result>(_ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
         guard fd >= 0 else { return try body() }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw .io(path: path, errno: errno) }
-        }
+        guard SystemIO.retryingInterrupted({ flock(fd, LOCK_EX) }) == 0 else { throw .io(path: path, errno: errno) }
         defer { flock(fd, LOCK_UN) }
         return try body()
     }
