@@ -26,9 +26,13 @@
 /// - ``readTransaction(_:)`` reads one consistent snapshot, and inside a write
 ///   transaction simply runs in it;
 /// - ``snapshotVersion`` names the snapshot the last read saw: it stays the same while
-///   nothing commits, and changes on every commit (this connection's or, once seen,
-///   another's). It may repeat an earlier value only with negligible probability
-///   (PostgreSQL's is a 63-bit hash of the state; SQLite's and the tests' are counters):
+///   nothing commits, and changes on every commit that writes the header (this
+///   connection's or, once seen, another's; every engine write does). A commit of item
+///   rows alone, which only someone behind the engine's back makes, may leave it
+///   unchanged only if the storage reports such a row as a new version when a lone read
+///   (outside a transaction) meets it (PostgreSQL compares row versions, FORMAT.md 13.1;
+///   SQLite's and the tests' versions move on every commit). It may repeat an earlier
+///   value only with negligible probability (PostgreSQL's is a 63-bit hash of the state):
 ///   the engine keeps what it verified for exactly as long as the version is equal;
 /// - ``forEachRowIdentity(in:_:)`` visits rows in ascending lookup id order, comparing
 ///   ids as `memcmp` then length, and does not hide a row stored twice;
