@@ -68,7 +68,7 @@ let package = Package(
         // `vault secret-service`: the freedesktop Secret Service on a vault. sd-bus and libcrypto
         // are loaded by that command only (Sources/CSecretService), as libpq is.
         .target(name: "CSecretService"),
-        .target(name: "VaultSecretService", dependencies: ["VaultKit", "CSodium", "CSecretService"]),
+        .target(name: "VaultSecretService", dependencies: ["VaultKit", "CSecretService"]),
         .testTarget(name: "VaultSecretServiceTests", dependencies: ["VaultSecretService", "VaultKit", "TestSupport"]),
         .testTarget(name: "VaultCLITests", dependencies: ["vault", "VaultKit", "TestSupport", "TestTraits", "vault-test-writer", "git-credential-vault", "docker-credential-vault"]),
 
@@ -110,7 +110,6 @@ let package = Package(
             dependencies: [
                 "VaultKit",
                 "VaultConcurrency",
-                "CSodium",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Lifecycle"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Lifecycle"])),
             ]

@@ -48,6 +48,11 @@ scripts/check-release-build.sh
 # The DocC catalogs (VaultKit, VaultAuth, VaultProfile) build without a warning: every link resolves.
 scripts/check-docs.sh
 
+# The layer table of docs/ARCHITECTURE.md holds over Sources (C modules, libsodium, SQLite and
+# libpq calls, no @testable import, no downcast to a storage engine); its own test first.
+scripts/test-check-layers.sh
+scripts/check-layers.sh
+
 if [[ -x Benchmarks/run-quick.sh ]]; then
     Benchmarks/run-quick.sh
 fi

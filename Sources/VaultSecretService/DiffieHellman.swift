@@ -1,5 +1,4 @@
 import CSecretService
-import CSodium
 import VaultKit
 
 /// The key agreement of `dh-ietf1024-sha256-aes128-cbc-pkcs7`: RFC 2409's 1024-bit group
@@ -12,7 +11,7 @@ package struct DiffieHellman {
 
     /// A fresh random private key.
     package init() throws(BusError) {
-        try self.init(privateKey: SecretBytes(count: 128) { randombytes_buf($0.baseAddress!, 128) })
+        try self.init(privateKey: SecretBytes(count: 128) { SecureRandom.fill($0) })
     }
 
     /// A given private key (the tests' known vectors).

@@ -1,5 +1,4 @@
 import CSecretService
-import CSodium
 import VaultKit
 
 /// How secrets cross the bus in one session: as they are (`plain`), or encrypted with
@@ -19,7 +18,7 @@ package enum SessionCipher {
             return ([], secret)
         case .aes(let key):
             var iv = [UInt8](repeating: 0, count: 16)
-            randombytes_buf(&iv, 16)
+            iv.withUnsafeMutableBytes { SecureRandom.fill($0) }
             var written = -1
             let output = SecretBytes(count: secret.count + 16) { output in
                 written = key.withUnsafeBytes { key in

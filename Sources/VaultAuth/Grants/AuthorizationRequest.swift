@@ -1,5 +1,5 @@
 import Foundation
-internal import CSodium
+import VaultKit
 
 /// One authorization-code request with PKCE (RFC 6749 section 4.1, RFC 7636, `S256`), up to
 /// the point a browser must be opened: it builds the URL, checks what comes back to the
@@ -50,10 +50,7 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
 
     /// `BASE64URL(SHA256(code_verifier))`, the `S256` challenge of RFC 7636 section 4.2.
     public var codeChallenge: String {
-        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
-        let verifier = Array(codeVerifier.utf8)
-        _ = crypto_hash_sha256(&digest, verifier, UInt64(verifier.count))
-        return Self.base64URL(digest)
+        Self.base64URL(SHA256.hash(Array(codeVerifier.utf8)))
     }
 
     /// The URL to open in the browser.
@@ -97,7 +94,7 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
 
     private static func randomToken() -> String {
         var bytes = [UInt8](repeating: 0, count: 32)
-        bytes.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
+        bytes.withUnsafeMutableBytes { SecureRandom.fill($0) }
         return base64URL(bytes)
     }
 

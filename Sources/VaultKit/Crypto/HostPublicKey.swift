@@ -28,6 +28,20 @@ public struct HostPublicKey: Sendable, Hashable, CustomStringConvertible {
         self.bytes = bytes
     }
 
+    /// `crypto_box_seal(masterKey, self)`: 80 bytes only this host's private key opens
+    /// (``HostKeyPair/openSealed(_:)``).
+    ///
+    /// - Throws: ``VaultError/invalidArgument(_:)`` when libsodium refuses the key
+    ///   (a low-order point, which ``init(bytes:)`` already refuses): nothing is sealed.
+    func seal(_ masterKey: SecureBuffer) throws(VaultError) -> [UInt8] {
+        var sealed = [UInt8](repeating: 0, count: Int(crypto_box_sealbytes()) + SecretBox.keyByteCount)
+        let status = masterKey.withBytes { key in
+            crypto_box_seal(&sealed, key.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(key.count), bytes)
+        }
+        guard status == 0 else { throw .invalidArgument(.hostPublicKeyLowOrder) }
+        return sealed
+    }
+
     /// Whether `bytes` is a point of order 1, 2, 4 or 8 (all zeros among them): a shared
     /// secret with it is all zeros whatever the private key, so a master key "sealed" to
     /// it is readable by anyone. libsodium's `crypto_scalarmult` reports exactly this

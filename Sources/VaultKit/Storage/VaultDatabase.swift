@@ -12,7 +12,7 @@ import Darwin
 /// ``translate(_:path:)``). Beyond the seam it keeps what only a file has: opening
 /// read-only or immutable, the side files, and ``backup(into:)``.
 /// The format is specified in `docs/FORMAT.md`.
-final class VaultDatabase: FormatUpgradingStorage {
+final class VaultDatabase: FormatUpgradingStorage, BackupCapableStorage {
     /// `PRAGMA application_id`: the ASCII bytes "VLTK", so `file(1)`-style tools and
     /// VaultKit can tell a vault from any other SQLite database.
     static let applicationID: Int32 = 0x564C_544B

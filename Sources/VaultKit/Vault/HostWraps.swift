@@ -1,5 +1,3 @@
-internal import CSodium
-
 /// The master key sealed to each host's public key (docs/FORMAT.md section 12): how the
 /// rows of `vault_host_wraps` are made, checked and authenticated.
 enum HostWraps {
@@ -17,9 +15,7 @@ enum HostWraps {
             message += wrap.publicKey
             lengthPrefixed(wrap.sealedMasterKey)
         }
-        var digest = [UInt8](repeating: 0, count: 32)
-        _ = crypto_generichash(&digest, 32, message, UInt64(message.count), nil, 0)
-        return digest
+        return Blake2b.hash(message)
     }
 
     /// In name byte order (what SQLite's `ORDER BY CAST(name AS BLOB)` gives).
@@ -37,17 +33,9 @@ enum HostWraps {
         return (hosts, identity)
     }
 
-    /// `crypto_box_seal(masterKey, publicKey)`: 80 bytes only the host's private key opens.
-    ///
-    /// - Throws: ``VaultError/invalidArgument(_:)`` when libsodium refuses the key
-    ///   (a low-order point, which ``HostPublicKey`` already refuses): nothing is sealed.
+    /// The master key sealed to `publicKey` (``HostPublicKey/seal(_:)``).
     static func seal(_ masterKey: SecureBuffer, to publicKey: HostPublicKey) throws(VaultError) -> [UInt8] {
-        var sealed = [UInt8](repeating: 0, count: Int(crypto_box_sealbytes()) + SecretBox.keyByteCount)
-        let status = masterKey.withBytes { key in
-            crypto_box_seal(&sealed, key.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(key.count), publicKey.bytes)
-        }
-        guard status == 0 else { throw .invalidArgument(.hostPublicKeyLowOrder) }
-        return sealed
+        try publicKey.seal(masterKey)
     }
 
     /// The same hosts with the master key `masterKey` sealed to each (re-key, host removal).

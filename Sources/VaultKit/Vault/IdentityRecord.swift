@@ -1,5 +1,3 @@
-internal import CSodium
-
 /// The vault identity as stored (docs/FORMAT.md section 12.1): one reserved row of
 /// `vault_host_wraps`, named `""` (no host name is empty), whose `public_key` is the
 /// identity's Ed25519 public key and whose `sealed_master_key` holds
@@ -87,17 +85,7 @@ struct IdentityRecord {
 
     /// Signs `hosts` (the wraps without this row) of the vault `vaultID`.
     mutating func sign(hosts: [StoredHostWrap], vaultID: [UInt8], seed: SecureBuffer) {
-        let message = Self.signedMessage(hosts: hosts, vaultID: vaultID)
-        var publicKey = [UInt8](repeating: 0, count: VaultIdentity.byteCount)
-        let secretKey = SecureBuffer(count: Int(crypto_sign_secretkeybytes()), lockInMemory: true)
-        var signature = [UInt8](repeating: 0, count: Self.signatureByteCount)
-        secretKey.withMutableBytes { secret in
-            seed.withBytes { seed in
-                _ = crypto_sign_seed_keypair(&publicKey, secret.baseAddress!.assumingMemoryBound(to: UInt8.self), seed.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            }
-            _ = crypto_sign_detached(&signature, nil, message, UInt64(message.count), secret.baseAddress!.assumingMemoryBound(to: UInt8.self))
-        }
-        self.signature = signature
+        signature = IdentitySigning.signature(of: Self.signedMessage(hosts: hosts, vaultID: vaultID), seed: seed)
     }
 
     /// Whether the stored signature covers exactly `hosts` of the vault `vaultID`.
@@ -115,26 +103,10 @@ struct IdentityRecord {
     /// `BLAKE2b-256(key = KEK, "VaultKit vault identity, format 3")`: the identity's own
     /// key, apart from the one wrapping the master key.
     private static func sealingKey(_ keyEncryptionKey: SecureBuffer) -> SecureBuffer {
-        let label = Array("VaultKit vault identity, format 3".utf8)
-        return SecureBuffer(count: SecretBox.keyByteCount, lockInMemory: true) { output in
-            keyEncryptionKey.withBytes { key in
-                _ = crypto_generichash(
-                    output.baseAddress!.assumingMemoryBound(to: UInt8.self), SecretBox.keyByteCount,
-                    label, UInt64(label.count),
-                    key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count
-                )
-            }
-        }
+        Blake2b.derivedKey(Array("VaultKit vault identity, format 3".utf8), key: keyEncryptionKey)
     }
 
     private static func publicKey(of seed: SecureBuffer) -> [UInt8] {
-        var publicKey = [UInt8](repeating: 0, count: VaultIdentity.byteCount)
-        let secretKey = SecureBuffer(count: Int(crypto_sign_secretkeybytes()), lockInMemory: true)
-        secretKey.withMutableBytes { secret in
-            seed.withBytes { seed in
-                _ = crypto_sign_seed_keypair(&publicKey, secret.baseAddress!.assumingMemoryBound(to: UInt8.self), seed.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            }
-        }
-        return publicKey
+        IdentitySigning.publicKey(seed: seed)
     }
 }

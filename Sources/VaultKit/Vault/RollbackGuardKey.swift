@@ -1,4 +1,3 @@
-internal import CSodium
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -68,11 +67,6 @@ struct RollbackGuardKey {
     /// `BLAKE2b-256(key, magic || vault_id || body)`, where `body` is the record's bytes
     /// between its magic and its MAC (docs/FORMAT.md section 10).
     func mac(magic: [UInt8], vaultID: [UInt8], body: [UInt8]) -> [UInt8] {
-        let message = magic + vaultID + body
-        var output = [UInt8](repeating: 0, count: 32)
-        key.withBytes { key in
-            _ = crypto_generichash(&output, 32, message, UInt64(message.count), key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
-        }
-        return output
+        Blake2b.hash(magic + vaultID + body, key: key)
     }
 }

@@ -274,7 +274,7 @@ extension Vault {
         do {
             try withUnlocked { (vault) throws(VaultError) in
                 // A file-only concern, outside the storage seam: only a vault file has one.
-                guard let file = vault.store.storage as? VaultDatabase else { throw .invalidArgument(.backupNeedsVaultFile) }
+                guard let file = vault.store.storage as? any BackupCapableStorage else { throw .invalidArgument(.backupNeedsVaultFile) }
                 try VaultStore.converting { () throws(StorageError) in try file.backup(into: temporary) }
             }
             try FileSystem.publish(temporary, at: path)

@@ -1,5 +1,5 @@
 #if DEBUG
-@testable import VaultKit
+import VaultKit
 import Synchronization
 
 /// Debug builds only: counts VaultKit's secure buffers (keys, secrets) as they are
@@ -9,11 +9,8 @@ enum AgentWipeWatch {
     private static let counts = Mutex((released: 0, notZeroed: 0))
 
     static func install() {
-        SecureBuffer.releaseObserver.withLock { observer in
-            observer = { bytes in
-                let notZeroed = bytes.contains { $0 != 0 }
-                counts.withLock { $0.released += 1; if notZeroed { $0.notZeroed += 1 } }
-            }
+        SecureBufferReleaseWatch.install { notZeroed in
+            counts.withLock { $0.released += 1; if notZeroed { $0.notZeroed += 1 } }
         }
     }
 
