@@ -156,6 +156,20 @@ public final class ChildProcess: @unchecked Sendable {
         return false
     }
 
+    /// Waits until the child has printed `count` lines, exits, or the timeout passes.
+    /// - Returns: whether the lines appeared.
+    @discardableResult
+    public func waitForLines(_ count: Int, timeout: Duration = .seconds(60)) -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        func printed() -> Bool { outputReader.snapshot().lazy.filter { $0 == UInt8(ascii: "\n") }.count >= count }
+        while ContinuousClock.now < deadline {
+            if printed() { return true }
+            if isFinished { return printed() }
+            usleep(1_000)
+        }
+        return false
+    }
+
     private var isFinished: Bool {
         lock.lock(); defer { lock.unlock() }
         if finished != nil { return true }

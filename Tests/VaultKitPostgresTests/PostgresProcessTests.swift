@@ -34,6 +34,11 @@ import VaultKit
             try ChildProcess(TestPaths.executable("vault-test-writer"), [arguments[0], "pg:" + location.vaultName, keyFile] + arguments.dropFirst(), environment: environment)
         }
 
+        /// This test's sessions, as the server sees them.
+        func sessions(_ observer: PostgresConnection) throws -> Int64 {
+            try observer.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", [.text(applicationName)]) { $0.int64(0, 0) }
+        }
+
         /// This test's sessions that wait for a lock, as the server sees them.
         func sessionsWaitingForALock(_ observer: PostgresConnection) throws -> Int64 {
             try observer.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [.text(applicationName)]) { $0.int64(0, 0) }

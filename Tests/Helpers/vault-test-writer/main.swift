@@ -17,6 +17,10 @@
 //                                 random set/add/update/delete on accounts PREFIX-0..5 of service "mixed",
 //                                 and an `add` of "race"/r-i racing the other writers; prints each
 //                                 acknowledged outcome (MixedOperation's lines)
+//   vault-test-writer load-ops VAULT KEYFILE WORKER ROUND SEED COUNT
+//                                 random set/add/update/delete/get on shared and WORKER's private
+//                                 accounts, logging each intent before and each outcome after the
+//                                 call (LoadOperation's lines)
 //
 // VAULT is a file path, a URL of a registered engine (postgres://...#NAME), or `pg:NAME`
 // for the vault NAME in the PostgreSQL database of $VAULTKIT_TEST_POSTGRES_URL (its
@@ -108,6 +112,14 @@ do {
         var random = SplitMix64(seed: seed)
         for step in 0..<count {
             emit(try MixedOperation.random(prefix: arguments[4], step: step, using: &random).run(on: vault))
+        }
+    case "load-ops":
+        guard arguments.count == 8, let worker = Int(arguments[4]), let round = Int(arguments[5]), let seed = UInt64(arguments[6]), let count = Int(arguments[7]) else {
+            fail("load-ops VAULT KEYFILE WORKER ROUND SEED COUNT")
+        }
+        var random = SplitMix64(seed: seed)
+        for step in 0..<count {
+            try LoadOperation.random(worker: worker, round: round, step: step, using: &random).run(on: vault, log: emit)
         }
     case "hold-shared-lock":
         guard arguments.count == 5 else { fail("hold-shared-lock VAULT KEYFILE NAME") }
