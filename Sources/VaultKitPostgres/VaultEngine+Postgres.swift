@@ -25,10 +25,8 @@ extension PostgresVaultLocation: VaultEngineLocation {
 extension PostgresVaultStorage {
     /// A storage connected to `location`, its lock waits bounded by `busyTimeout`.
     static func connecting(_ location: PostgresVaultLocation, busyTimeout: Duration) throws(VaultError) -> PostgresVaultStorage {
-        let (seconds, attoseconds) = busyTimeout.components
-        let milliseconds = Int(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         do {
-            return try PostgresVaultStorage(location, lockTimeoutMilliseconds: milliseconds)
+            return try PostgresVaultStorage(location, lockTimeoutMilliseconds: busyTimeout.clampedMilliseconds)
         } catch {
             throw VaultError(error)
         }

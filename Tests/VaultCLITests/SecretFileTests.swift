@@ -47,6 +47,39 @@ import Glibc
         #expect(refused.stderr == "vault: refusing the key file \(keyFile): it belongs to another user (uid \(Unprivileged.userID))\n")
     }
 
+    /// Key and passphrase files mounted as Kubernetes mounts secrets (`NAME ->
+    /// ..data/NAME`, `..data -> ..DATE`): the links are followed and the file they reach
+    /// is checked.
+    @Test func keyAndPassphraseFilesBehindLinksAreCheckedAtTheirTarget() throws {
+        var cli = CLI()
+        cli.environment = [:]
+        let mount = cli.directory + "/mount"
+        #expect(mkdir(mount, 0o700) == 0)
+        #expect(mkdir(mount + "/..2026_11_28", 0o700) == 0)
+        #expect(symlink("..2026_11_28", mount + "/..data") == 0)
+        let keyTarget = mount + "/..2026_11_28/vault.key"
+        #expect(try cli.run(["init", "--key-file", keyTarget]).status == 0)
+        let keyFile = mount + "/vault.key"
+        #expect(symlink("..data/vault.key", keyFile) == 0)
+        let keyed = try cli.run(["list", "--key-file", keyFile])
+        #expect(keyed.status == 0, "\(keyed.stderr)")
+        chmod(keyTarget, 0o644)
+        let looseKey = try cli.run(["list", "--key-file", keyFile])
+        #expect(looseKey.stderr == "vault: refusing the key file \(keyFile): permissions 644 let group or others read it (chmod 600)\n")
+
+        let passphraseCLI = CLI()
+        try passphraseCLI.initVault()
+        let passphraseTarget = mount + "/..2026_11_28/pass"
+        try writePrivateFile(passphraseTarget, Data("correct horse\n".utf8))
+        let passphraseFile = mount + "/pass"
+        #expect(symlink("..data/pass", passphraseFile) == 0)
+        let opened = try passphraseCLI.run(["list"], env: ["VAULT_PASSPHRASE_FILE": passphraseFile], unset: ["VAULT_PASSPHRASE"])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        chmod(passphraseTarget, 0o644)
+        let loose = try passphraseCLI.run(["list"], env: ["VAULT_PASSPHRASE_FILE": passphraseFile], unset: ["VAULT_PASSPHRASE"])
+        #expect(loose.stderr == "vault: refusing the passphrase file \(passphraseFile): permissions 644 let group or others read it (chmod 600)\n")
+    }
+
     /// Only the first line of a passphrase file counts, so a long file is fine; a first
     /// line over 64 KiB is not.
     @Test func aLongPassphraseFileIsReadToItsFirstLineOnly() throws {

@@ -190,11 +190,29 @@ import TestTraits
         let short = directory + "/short.key"
         Fixtures.write([1, 2, 3], to: short)
         #expect(throws: VaultError.invalidArgument(.hostPrivateKeyFileLength)) { try HostKeyPair(privateKeyFile: short) }
-        let link = directory + "/link.key"
-        symlink(path, link)
-        #expect(throws: VaultError.symbolicLink(path: link)) { try HostKeyPair(privateKeyFile: link) }
+        chmod(path, 0o600)
+        // A FIFO is refused without waiting for a writer.
+        let fifo = directory + "/fifo.key"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: VaultError.invalidArgument(.hostKeyFileNotRegular)) { try HostKeyPair(privateKeyFile: fifo) }
         // Never printed.
         #expect(!String(describing: host).contains(host.privateKey.withUnsafeBytes { Data($0).base64EncodedString() }))
+    }
+
+    /// As Kubernetes mounts a secret (`host.key -> ..data/host.key`, `..data -> ..2026_11_28`):
+    /// the links are followed and the file they reach is checked.
+    @Test func aPrivateKeyFileBehindLinksIsCheckedAtItsTarget() throws {
+        let directory = TestPaths.temporaryDirectory()
+        let host = HostKeyPair.generate()
+        #expect(mkdir(directory + "/..2026_11_28", 0o700) == 0)
+        let target = directory + "/..2026_11_28/host.key"
+        try host.writePrivateKey(toNewFile: target)
+        #expect(symlink("..2026_11_28", directory + "/..data") == 0)
+        let link = directory + "/host.key"
+        #expect(symlink("..data/host.key", link) == 0)
+        #expect(try HostKeyPair(privateKeyFile: link).publicKey == host.publicKey)
+        chmod(target, 0o644)
+        #expect(throws: VaultError.insecurePermissions(path: link, mode: UInt32(S_IFREG | 0o644))) { try HostKeyPair(privateKeyFile: link) }
     }
 
     @Test func hostWrapsWorkThroughTheStorageSeam() throws {

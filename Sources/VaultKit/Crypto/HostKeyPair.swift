@@ -60,24 +60,26 @@ public struct HostKeyPair: Sendable, CustomStringConvertible {
         publicKey = try! HostPublicKey(bytes: publicBytes)
     }
 
-    /// Reads a private key file: exactly 32 raw bytes, a regular file (not a symbolic
-    /// link) owned by this user that no one else may read or write.
+    /// Reads a private key file: exactly 32 raw bytes in a regular file (reached through
+    /// any symbolic links) owned by this user or root that no one else may read or write
+    /// (``SecretFile``'s policy, the `vault` tool's for every secret file).
     ///
-    /// - Throws: ``VaultError/io(path:errno:)``, ``VaultError/symbolicLink(path:)``,
-    ///   ``VaultError/untrustedOwner(path:uid:)``, ``VaultError/insecurePermissions(path:mode:)``,
-    ///   ``VaultError/invalidArgument(_:)`` for a file of another length.
+    /// - Throws: ``VaultError/io(path:errno:)``, ``VaultError/untrustedOwner(path:uid:)``,
+    ///   ``VaultError/insecurePermissions(path:mode:)``, ``VaultError/invalidArgument(_:)``
+    ///   for a file that is not a regular file or is of another length.
     public init(privateKeyFile path: String) throws(VaultError) {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            throw code == ELOOP ? .symbolicLink(path: path) : .io(path: path, errno: code)
+        let fd: Int32
+        do {
+            fd = try SecretFile.open(path, allowingPipe: false)
+        } catch {
+            switch error {
+            case .cannotOpen(let code): throw .io(path: path, errno: code)
+            case .notRegular: throw .invalidArgument(.hostKeyFileNotRegular)
+            case .otherOwner(let uid): throw .untrustedOwner(path: path, uid: uid)
+            case .othersCanAccess(let mode): throw .insecurePermissions(path: path, mode: mode)
+            }
         }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .io(path: path, errno: errno) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .invalidArgument(.hostKeyFileNotRegular) }
-        guard info.st_uid == geteuid() else { throw .untrustedOwner(path: path, uid: UInt32(info.st_uid)) }
-        guard info.st_mode & 0o077 == 0 else { throw .insecurePermissions(path: path, mode: UInt32(info.st_mode)) }
         // One byte more than a key, to tell a longer file from a key.
         var count = 0
         var failure: Int32 = 0

@@ -168,7 +168,7 @@ public final class Vault: Sendable {
 
     static func openDatabase(_ path: String, busyTimeout: Duration) throws(VaultError) -> VaultDatabase {
         try VaultStore.converting { () throws(StorageError) in
-            try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: milliseconds(busyTimeout))
+            try VaultDatabase.openExisting(path, busyTimeoutMilliseconds: Int32(clamping: max(0, busyTimeout.clampedMilliseconds)))
         }
     }
 
@@ -489,11 +489,5 @@ public final class Vault: Sendable {
                 guard follows <= maximumFollowedKeyChanges, try vault.followChangedWrapping() else { throw .keyChanged }
             }
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int32 {
-        let (seconds, attoseconds) = duration.components
-        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        return Int32(clamping: max(0, total))
     }
 }

@@ -79,8 +79,7 @@ struct AgentCommand: ParsableCommand {
 
         func run() throws {
             umask(0o077)
-            var socket = AgentSocket.path()
-            if !socket.hasPrefix("/") { socket = FileManager.default.currentDirectoryPath + "/" + socket }
+            let socket = Paths.absolute(AgentSocket.path())
             // Like other daemons: the agent keeps no directory busy (vault paths are absolute).
             chdir("/")
             try AgentServer(socketPath: socket).run()

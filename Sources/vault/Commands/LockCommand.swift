@@ -27,7 +27,7 @@ struct LockCommand: ParsableCommand {
         var path: String?
         if !all {
             switch try options.location() {
-            case .file(let given): path = given.hasPrefix("/") ? given : FileManager.default.currentDirectoryPath + "/" + given
+            case .file(let given): path = Paths.absolute(given)
             case .engine(let location, _): path = location.description
             }
         }

@@ -51,7 +51,7 @@ struct UnlockCommand: ParsableCommand {
         case .file(let given):
             if access(given, F_OK) != 0 && errno == ENOENT { throw VaultError.vaultNotFound(path: given) }
             path = given
-            opened = given.hasPrefix("/") ? given : FileManager.default.currentDirectoryPath + "/" + given
+            opened = Paths.absolute(given)
         case .engine(let engineLocation, let url):
             path = engineLocation.description
             opened = url

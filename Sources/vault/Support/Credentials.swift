@@ -119,11 +119,19 @@ enum Credentials {
         return key
     }
 
-    static func readFile(_ path: String, what: String, limit: Int, firstLineOnly: Bool = false) throws(CLIError) -> SecretBytes {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotRead(what: what, errno: errno) }
+    /// The contents of the secret file at `path` (at most `limit` bytes), checked by
+    /// ``SecretFile``'s policy.
+    ///
+    /// - Parameter allowingPipe: whether a pipe (`/dev/stdin`, `<(...)`) is accepted, as it
+    ///   is for keys and passphrases: it holds nothing at rest.
+    static func readFile(_ path: String, what: String, limit: Int, firstLineOnly: Bool = false, allowingPipe: Bool = true) throws(CLIError) -> SecretBytes {
+        let fd: Int32
+        do {
+            fd = try SecretFile.open(path, allowingPipe: allowingPipe)
+        } catch {
+            throw CLIError(error, what: what)
+        }
         defer { close(fd) }
-        try refuseIfOthersCanRead(fd, what: what)
         var contents = SecretBytes()
         do throws(CLIError) {
             let complete = firstLineOnly ? try contents.readFirstLine(from: fd, limit: limit) : try contents.readAll(from: fd, limit: limit)
@@ -136,19 +144,15 @@ enum Credentials {
     }
 }
 
-extension Credentials {
-    /// Like ssh with private keys: a regular file holding a key or passphrase must belong
-    /// to this user (or root, which provisions service credentials) and be readable by
-    /// no one else, or someone else may already have it. Pipes and other special files
-    /// (`<(...)`, `/dev/stdin`) are not checked: they hold nothing at rest.
-    static func refuseIfOthersCanRead(_ fd: Int32, what: String) throws(CLIError) {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .cannotRead(what: what, errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return }
-        guard info.st_uid == geteuid() || info.st_uid == 0 else {
-            throw .insecureSecretFile(what: what, mode: nil, owner: UInt32(info.st_uid))
+extension CLIError {
+    /// The tool's words for a secret file ``SecretFile`` refused.
+    init(_ refusal: SecretFile.Refusal, what: String) {
+        switch refusal {
+        case .cannotOpen(let code): self = .cannotRead(what: what, errno: code)
+        case .notRegular: self = .cannotRead(what: what, errno: EINVAL)
+        case .otherOwner(let uid): self = .insecureSecretFile(what: what, mode: nil, owner: uid)
+        case .othersCanAccess(let mode): self = .insecureSecretFile(what: what, mode: mode, owner: nil)
         }
-        guard info.st_mode & 0o077 == 0 else { throw .insecureSecretFile(what: what, mode: UInt32(info.st_mode), owner: nil) }
     }
 }
 

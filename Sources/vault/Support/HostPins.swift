@@ -20,8 +20,9 @@ import VaultKit
 /// (docs/THREAT-MODEL.md): a vault the key is enrolled in can be swapped for another
 /// vault the same key is enrolled in. Hosts that must tell those apart use one key per vault.
 ///
-/// The file gets the same checks as the key beside it: this user's (or root's), and
-/// readable by no one else, since whoever can rewrite it chooses which vault the host trusts.
+/// The file gets the same checks as the key beside it (``SecretFile``: a regular file of
+/// this user's or root's, readable and writable by no one else), since whoever can
+/// rewrite it chooses which vault the host trusts.
 enum HostPins {
     /// Where the pins of `keyFile` are kept.
     static func path(forKeyFile keyFile: String) -> String { keyFile + ".pin" }
@@ -71,14 +72,12 @@ enum HostPins {
     /// The pins in the file at `path`, or `nil` when there is no file.
     private static func readIfPresent(_ path: String) throws(CLIError) -> [VaultIdentity]? {
         let what = "the pin file \(path)"
-        // A symbolic link is refused like one for a key file: its target may change.
-        var info = stat()
-        if lstat(path, &info) != 0 {
-            if errno == ENOENT { return nil }
-            throw .cannotRead(what: what, errno: errno)
+        let contents: String
+        do {
+            contents = try Credentials.readFile(path, what: what, limit: 1 << 20, allowingPipe: false).text
+        } catch .cannotRead(_, ENOENT) {
+            return nil
         }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .cannotRead(what: what, errno: EINVAL) }
-        let contents = try Credentials.readFile(path, what: what, limit: 1 << 20).text
         var pins: [VaultIdentity] = []
         for (index, line) in contents.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingWhitespaceAndNewlines()
