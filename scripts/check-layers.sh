@@ -2,8 +2,8 @@
 # The layer table of docs/ARCHITECTURE.md ("Who may call whom"), checked over the Swift
 # sources: which directories may import each C module and call into it, that no product
 # code imports a module `@testable`, and that the engine asks storage for a capability
-# instead of downcasting to an engine's type. Prints each violation as file:line: rule,
-# and exits 1 if there is any. Comments and string literals are not code and are skipped.
+# instead of downcasting to an engine's type, and that the CLI names no storage engine.
+# Prints each violation as file:line: rule, and exits 1 if there is any. Comments and string literals are not code and are skipped.
 #
 # Usage: scripts/check-layers.sh [root]   (root: the package directory, this one by default)
 # Keep the rules here and the table in docs/ARCHITECTURE.md saying the same thing.
@@ -88,6 +88,19 @@ FNR == 1 { in_block = 0; in_text = 0 }
 }
 END { exit found ? 1 : 0 }
 ' || status=1
+
+# The CLI names no storage engine, not even in comments and help texts: what is an
+# engine's own (a URL example, where its password goes, another form its client takes)
+# comes from the engine's registration (VaultEngine.Texts, VaultFileTexts), and
+# Sources/vault/Support/StorageEngines.swift holds the one line that registers it.
+engine_words='postgres|libpq|sqlite|-wal\b|pgpass'
+if [[ -d Sources/vault ]]; then
+    hits=$(grep -rnIiE --include='*.swift' "$engine_words" Sources/vault | grep -v '^Sources/vault/Support/StorageEngines\.swift:' || true)
+    if [[ -n "$hits" ]]; then
+        printf '%s\n' "$hits" | awk -F: '{ print $1 ":" $2 ": engine name in the CLI (take it from the engine'"'"'s VaultEngine.Texts)" }'
+        status=1
+    fi
+fi
 
 if [[ $status -ne 0 ]]; then
     echo "check-layers: the sources break the layer table in docs/ARCHITECTURE.md (above)" >&2

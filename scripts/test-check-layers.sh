@@ -50,6 +50,10 @@ plant Sources/vault/Agent/AgentWipeWatch.swift '@testable import VaultKit' '@tes
 plant Sources/VaultKit/Vault/Vault+Items.swift 'let file = storage as? VaultDatabase' 'downcast to a storage engine type'
 plant Sources/VaultConcurrency/Broadcast.swift 'import VaultKit' 'VaultConcurrency imports VaultKit'
 plant Sources/git-credential-vault/main.swift 'import VaultKit' 'a credential helper imports VaultKit'
+plant Sources/vault/Support/VaultLocation.swift '/// Refuses a libpq connection string.' 'engine name in the CLI'
+plant Sources/vault/Commands/BackupCommand.swift 'let help = "copies the vault and its -wal"' 'engine name in the CLI'
+plant Sources/vault/Options.swift 'let example = "postgresql://db/app"' 'engine name in the CLI'
+clean Sources/vault/Support/StorageEngines.swift '// VaultEngines.register(.sqliteMirror) would go here.'
 # A new C module (a directory Sources/C*) with no row in the table fails, named by its directory.
 rm -rf "$work/copy" && mkdir -p "$work/copy" && cp -R Sources "$work/copy/" && mkdir "$work/copy/Sources/CNewModule"
 status=0 && "$check" "$work/copy" >"$work/out" 2>&1 || status=$?
@@ -65,4 +69,4 @@ if [[ $failures -ne 0 ]]; then
     echo "test-check-layers: $failures case(s) failed" >&2
     exit 1
 fi
-echo "test-check-layers: 14 cases passed"
+echo "test-check-layers: 18 cases passed"

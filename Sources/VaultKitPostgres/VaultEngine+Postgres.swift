@@ -5,7 +5,16 @@ extension VaultEngine {
     /// vault `name` in that database, `default` without a fragment. Register it with
     /// `VaultEngines.register(.postgres)`; libpq is loaded by the first URL it reads, so
     /// registering costs a program that opens only vault files nothing.
-    public static let postgres = VaultEngine(schemes: ["postgres", "postgresql"]) { (given: String) throws(VaultError) -> any VaultEngineLocation in
+    public static let postgres = VaultEngine(
+        schemes: ["postgres", "postgresql"],
+        texts: Texts(
+            name: "PostgreSQL",
+            example: "postgres://user@host:port/db#name",
+            passwordSources: ["~/.pgpass", "$PGPASSFILE", "$PGPASSWORD"],
+            otherFormName: "a libpq key=value connection string",
+            isOtherForm: LibpqConnectionString.looksLikeOne
+        )
+    ) { (given: String) throws(VaultError) -> any VaultEngineLocation in
         // A scheme is case-insensitive (RFC 3986), libpq's prefix check is not.
         let separator = given.firstIndex(of: ":") ?? given.startIndex
         let url = given[..<separator].lowercased() + given[separator...]

@@ -16,7 +16,7 @@ struct VaultOptions: ParsableArguments {
     @Option(
         name: .customLong("vault"),
         help: ArgumentHelp(
-            "The vault file, or the URL of a vault in a database (postgres://user@host:port/db#name). Default: $VAULT_PATH, else $VAULT_URL, else ${XDG_DATA_HOME:-$HOME/.local/share}/vault/default.vault.",
+            "The vault file, or the URL of a vault in a database\(HelpText.urlExamples). Default: $VAULT_PATH, else $VAULT_URL, else ${XDG_DATA_HOME:-$HOME/.local/share}/vault/default.vault.",
             valueName: "path|url"
         )
     )
@@ -54,8 +54,8 @@ struct VaultOptions: ParsableArguments {
 
     /// The vault for `--vault` given as `vaultPath` (or not given): `--vault`, else
     /// `$VAULT_PATH`, else `$VAULT_URL`, else the default file. Each may be a file path or
-    /// a PostgreSQL URL; `$VAULT_URL` lets a shell keep a PostgreSQL vault as its default
-    /// while `$VAULT_PATH` or `--vault` still pick a file.
+    /// a registered engine's URL; `$VAULT_URL` lets a shell keep a vault in a database as
+    /// its default while `$VAULT_PATH` or `--vault` still pick a file.
     static func location(given vaultPath: String?) throws(CLIError) -> VaultLocation {
         if let vaultPath { return try .parse(vaultPath, from: "--vault") }
         if let path = Environment.value("VAULT_PATH") { return try .parse(path, from: "$VAULT_PATH") }

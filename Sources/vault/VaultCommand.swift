@@ -18,7 +18,7 @@ struct VaultCommand: ParsableCommand {
 
             VAULT LOCATION: --vault PATH (every subcommand accepts it), else $VAULT_PATH, \
             else $VAULT_URL, else ${XDG_DATA_HOME:-$HOME/.local/share}/vault/default.vault. \
-            A vault in PostgreSQL: postgres://user@host:port/db#name (password from ~/.pgpass).
+            \(HelpText.engineLocations)
 
             UNLOCKING: --key-file PATH or $VAULT_KEY_FILE (a raw 32-byte key), else the \
             first line of $VAULT_PASSPHRASE_FILE, else $VAULT_PASSPHRASE, else a no-echo \

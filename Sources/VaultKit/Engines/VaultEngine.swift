@@ -10,11 +10,14 @@ public struct VaultEngine: Sendable {
     public let schemes: [String]
     /// Reads a URL of one of ``schemes`` as a location of this engine.
     let locate: @Sendable (_ url: String) throws(VaultError) -> any VaultEngineLocation
+    /// What programs tell users about this engine's locations.
+    package let texts: Texts
 
     /// - Parameter locate: reads a URL of one of `schemes` as a location; throws
     ///   ``VaultError/invalidArgument(_:)`` without repeating the URL, which may hold a password.
-    package init(schemes: [String], locate: @escaping @Sendable (_ url: String) throws(VaultError) -> any VaultEngineLocation) {
+    package init(schemes: [String], texts: Texts, locate: @escaping @Sendable (_ url: String) throws(VaultError) -> any VaultEngineLocation) {
         self.schemes = schemes.map { $0.lowercased() }
+        self.texts = texts
         self.locate = locate
     }
 }

@@ -11,13 +11,21 @@ import Synchronization
 /// let vault = try Vault.open(url: "postgres://app@db/secrets#default", key: key)
 /// ```
 public enum VaultEngines {
-    private static let registered = Mutex<[String: VaultEngine]>([:])
+    private static let registered = Mutex<(byScheme: [String: VaultEngine], inOrder: [VaultEngine])>(([:], []))
 
     /// Makes `engine` reach the URLs of its schemes; registering the same scheme again
     /// replaces the engine registered before.
     public static func register(_ engine: VaultEngine) {
         registered.withLock { engines in
-            for scheme in engine.schemes { engines[scheme] = engine }
+            for scheme in engine.schemes { engines.byScheme[scheme] = engine }
+            engines.inOrder = engines.inOrder.filter { !Set($0.schemes).isSubset(of: engine.schemes) } + [engine]
+        }
+    }
+
+    /// The registered engines in the order they were registered, for help texts.
+    package static var all: [VaultEngine] {
+        registered.withLock { engines in
+            engines.inOrder.filter { engine in engine.schemes.contains { engines.byScheme[$0]?.schemes == engine.schemes } }
         }
     }
 
@@ -25,7 +33,7 @@ public enum VaultEngines {
     /// registered engine has it: `given` is then a file path.
     public static func engine(for given: String) -> VaultEngine? {
         guard let scheme = scheme(of: given) else { return nil }
-        return registered.withLock { $0[scheme] }
+        return registered.withLock { $0.byScheme[scheme] }
     }
 
     /// Whether `given` is a URL some registered engine opens, rather than a file path.

@@ -17,14 +17,14 @@ enum AgentProtocol {
 /// Which vault a request is for: the file's identity as the client sees it, and the
 /// path the client was given (errors from the agent name that path, not the agent's).
 ///
-/// A vault in PostgreSQL has no device or inode: its target has 0 for both (no file has
-/// inode 0) and its URL without a password, `postgres://user@host:port/db#name`, as the path.
+/// A vault at an engine's URL has no device or inode: its target has 0 for both (no file
+/// has inode 0) and its URL without a password (the location's `description`) as the path.
 struct VaultTarget: Equatable {
     var device: UInt64
     var inode: UInt64
     var path: String
 
-    /// The target of the vault in PostgreSQL that `Vault.path` names `description`.
+    /// The target of the vault at an engine's URL that `Vault.path` names `description`.
     static func databaseVault(_ description: String) -> VaultTarget {
         VaultTarget(device: 0, inode: 0, path: description)
     }

@@ -222,7 +222,8 @@ final class AgentServer: Sendable {
     }
 
     /// A vault at an engine's URL, opened with the agent's own environment for the
-    /// engine's client (libpq's `PGPASSFILE`, `~/.pgpass`): the URL may not hold a password.
+    /// engine's client (where it reads a password: ``VaultEngine/Texts/passwordSources``):
+    /// the URL may not hold a password.
     private func unlockDatabaseVault(url: String, credential: SecretBytes, isKey: Bool, idleTimeout: Duration?) -> AgentResponse {
         // Never echoed: a malformed URL might hold a password.
         guard case .engine(let location, _)? = try? VaultLocation.parse(url, from: "the vault URL") else {

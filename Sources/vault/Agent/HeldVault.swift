@@ -28,7 +28,7 @@ struct FileIdentity: Equatable, Sendable {
 enum HeldVaultIdentity: Equatable, Sendable {
     /// A vault file, by its device and inode.
     case file(FileIdentity)
-    /// A vault in PostgreSQL, by its URL without a password (`Vault.path`). Rows have no
+    /// A vault at an engine's URL, by that URL without a password (`Vault.path`). Rows have no
     /// inode; a vault dropped and created again under the same name has another key,
     /// which VaultKit reports as `keyChanged` at the next request that needs the keys.
     case database(String)

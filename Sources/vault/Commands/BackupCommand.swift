@@ -7,8 +7,8 @@ struct BackupCommand: ParsableCommand {
         abstract: "Write a verified copy of the vault to a new file.",
         discussion: """
             Copying the vault file with cp is not a backup: the latest commits may still \
-            be in its -wal side file, and a copy taken while another process writes can \
-            be torn. This writes one consistent snapshot (SQLite's online backup, while \
+            be in its \(VaultFileTexts.commitLogSuffix) side file, and a copy taken while another process writes can \
+            be torn. This writes one consistent snapshot (\(VaultFileTexts.onlineCopy), while \
             other processes go on using the vault) to DEST, which must not exist: mode \
             0600, complete or absent, synced to disk, then opened with the same keys and \
             verified whole. The copy opens with the same passphrase or key file.

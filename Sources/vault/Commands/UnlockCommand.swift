@@ -20,9 +20,7 @@ struct UnlockCommand: ParsableCommand {
             is not running, and hands it the passphrase or key once, over its socket; \
             the agent derives the keys and holds the vault until 'vault lock', the idle \
             timeout, 'vault agent stop', or until the file is replaced or its passphrase \
-            changed by another process. A vault in PostgreSQL is opened by the agent with \
-            its own environment for the database password ($PGPASSFILE, ~/.pgpass, \
-            $PGPASSWORD: those of the 'vault unlock' that started it). Meanwhile get, set, add, update, delete, list and \
+            changed by another process. \(HelpText.agentPasswords) Meanwhile get, set, add, update, delete, list and \
             verify for this vault run in the agent, with the same output.
 
             Any process of your user can use an unlocked vault, as with ssh-agent: lock \

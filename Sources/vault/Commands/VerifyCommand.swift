@@ -13,7 +13,7 @@ struct VerifyCommand: ParsableCommand {
 
             Writes "ok: N items" to standard output and exits 0, or reports the first \
             problem found ("vault: vault is tampered: ...") and exits 1. Replacing the \
-            whole file with an older copy of itself, or a damaged -wal that lost its \
+            whole file with an older copy of itself, or a damaged \(VaultFileTexts.commitLogSuffix) that lost its \
             last commits, cannot be detected from the file alone: the rollback guard \
             reports them only where it holds a record of a later state, so a vault this \
             user never opened before (or with VAULT_ROLLBACK_GUARD=off) verifies ok \

@@ -20,7 +20,7 @@ enum Hardening {
 
     /// A write past `ulimit -f` raises SIGXFSZ, whose default action kills the process
     /// without a word (status 153). Ignored, the write fails with EFBIG instead, which
-    /// SQLite reports and the tool turns into its usual one-line error, with the
+    /// the storage reports and the tool turns into its usual one-line error, with the
     /// transaction rolled back.
     static func reportFileSizeLimitAsError() {
         signal(SIGXFSZ, SIG_IGN)

@@ -1,14 +1,14 @@
 import VaultKit
 
 /// Where the vault a command works on lives: a file, or a vault at a URL of a storage
-/// engine registered in ``StorageEngines`` (docs/CLI.md, "PostgreSQL vaults").
+/// engine registered in ``StorageEngines`` (docs/CLI.md, "Where the vault is").
 enum VaultLocation {
     case file(String)
     /// `url`: the URL as given (the agent opens the vault from it, TLS options and all).
     case engine(any VaultEngineLocation, url: String)
 
-    /// `given` read as a URL of a registered engine, else as a file path; a libpq
-    /// `key=value` connection string is refused (``ConnectionString``).
+    /// `given` read as a URL of a registered engine, else as a file path; a location in
+    /// another form an engine's client takes is refused (``VaultEngine/Texts/isOtherForm(_:)``).
     ///
     /// A URL holding a secret (a password) is refused, from the command line or the
     /// environment: argv is readable by every user of the machine, and children inherit
@@ -25,14 +25,15 @@ enum VaultLocation {
             throw .usage("\(source): \(error.reasonText)")
         }
         guard let location else {
-            if ConnectionString.looksLikeOne(given) {
+            if let texts = VaultEngines.all.map(\.texts).first(where: { $0.isOtherForm(given) }) {
                 // Never repeated: it may hold a password.
-                throw .usage("\(source) holds a libpq key=value connection string, which vault does not take; give a postgres://user@host:port/db#name URL, with the password in ~/.pgpass, $PGPASSFILE or $PGPASSWORD")
+                throw .usage("\(source) holds \(texts.otherFormName), which vault does not take; give a \(texts.example) URL, with the password in \(HelpText.list(texts.passwordSources))")
             }
             return .file(given)
         }
         if location.holdsSecret {
-            throw .usage("\(source): the vault URL must not hold a password; put it where the database client reads it (for PostgreSQL: ~/.pgpass, $PGPASSFILE or $PGPASSWORD)")
+            let texts = VaultEngines.engine(for: given)?.texts
+            throw .usage("\(source): the vault URL must not hold a password; put it where the database client reads it" + (texts.map { " (for \($0.name): \(HelpText.list($0.passwordSources)))" } ?? ""))
         }
         return .engine(location, url: given)
     }

@@ -3,7 +3,10 @@
 extension VaultEngine {
     /// `memkv://NAME`: the database NAME of ``KeyValueServer/shared``. Its one line of
     /// registration, `VaultEngines.register(.memoryKeyValue)`, is all that reaches it.
-    static let memoryKeyValue = VaultEngine(schemes: ["memkv"]) { (url: String) throws(VaultError) -> any VaultEngineLocation in
+    static let memoryKeyValue = VaultEngine(
+        schemes: ["memkv"],
+        texts: Texts(name: "the in-memory key-value server", example: "memkv://name", passwordSources: [], otherFormName: "no other form", isOtherForm: { _ in false })
+    ) { (url: String) throws(VaultError) -> any VaultEngineLocation in
         let name = url.drop { $0 != ":" }.dropFirst(3)
         guard !name.isEmpty, !name.contains("/") else { throw .invalidArgument(.invalidVaultName) }
         return KeyValueLocation(name: String(name))

@@ -1,10 +1,10 @@
 /// Recognises a libpq `key=value` connection string (`host=db password=x dbname=app`),
-/// which `--vault`, `$VAULT_PATH` and `$VAULT_URL` do not take.
+/// which the engine does not take (``VaultEngine/Texts/isOtherForm(_:)``).
 ///
 /// Why: without this such a string is read as a file path, and "no vault at ..." then
-/// prints it whole, password and all, on the terminal and into logs. It is refused
-/// instead, with a message that does not repeat it.
-enum ConnectionString {
+/// prints it whole, password and all, on the terminal and into logs. The `vault` tool
+/// refuses it instead, with a message that does not repeat it.
+enum LibpqConnectionString {
     /// libpq's connection keywords (PostgreSQL 17, "Parameter Key Words").
     private static let keywords: Set<String> = [
         "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "require_auth",
