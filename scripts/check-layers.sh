@@ -3,7 +3,8 @@
 # sources: which directories may import each C module and call into it, that no product
 # code imports a module `@testable`, and that the engine asks storage for a capability
 # instead of downcasting to an engine's type, and that the CLI names no storage engine.
-# Prints each violation as file:line: rule, and exits 1 if there is any. Comments and string literals are not code and are skipped.
+# Prints each violation as file:line: rule, and exits 1 if there is any. The rules on code
+# skip comments and string literals; the engine-word rule does not (help texts are strings).
 #
 # Usage: scripts/check-layers.sh [root]   (root: the package directory, this one by default)
 # Keep the rules here and the table in docs/ARCHITECTURE.md saying the same thing.
