@@ -147,7 +147,13 @@ struct VaultOptions: ParsableArguments {
     /// The vault held by the agent when it has unlocked this one (docs/AGENT.md), else
     /// the vault opened here, as ``openVault(upgradingFormatOne:)`` does.
     func openItems() throws -> any ItemStore {
-        try AgentVault.ifHeld(location()) { try openVault() } ?? openVault()
+        try Self.openItems(location(), keyFile: keyFile, hostKeyFile: hostKeyFile, acceptingRollback: acceptRollback)
+    }
+
+    /// ``openItems()`` for a location and key files found without the parser (``FastPath``).
+    static func openItems(_ location: VaultLocation, keyFile: String?, hostKeyFile: String?, acceptingRollback: Bool = false) throws -> any ItemStore {
+        let openHere = { try openVault(location, keyFile: keyFile, hostKeyFile: hostKeyFile, acceptingRollback: acceptingRollback) }
+        return try AgentVault.ifHeld(location, openHere: openHere) ?? openHere()
     }
 }
 
@@ -192,8 +198,14 @@ struct ItemArguments: ParsableArguments {
     /// exists" errors.
     func run<Result>(_ body: (_ service: String, _ account: String) throws -> Result) throws -> Result {
         let (service, account) = try names()
+        return try Self.naming(service: service, account: account) { try body(service, account) }
+    }
+
+    /// Runs `body`, naming the item `service`, `account` in "not found" and "already
+    /// exists" errors (for ``FastPath`` too, which has the names without the parser).
+    static func naming<Result>(service: String, account: String, _ body: () throws -> Result) throws -> Result {
         do {
-            return try body(service, account)
+            return try body()
         } catch VaultError.itemNotFound {
             throw CLIError.itemNotFound(service: service, account: account)
         } catch VaultError.duplicateItem {

@@ -124,4 +124,19 @@ import VaultKit
         #expect(classify(VaultError.duplicateItem) == "other")
         #expect(classify(CocoaError(.fileNoSuchFile)) == "other")
     }
+
+    /// The context lives in a box, so an error is small to copy through every `throws`;
+    /// equality and hashing still compare values, not boxes.
+    @Test func anErrorIsSmallAndComparesByValue() {
+        #expect(MemoryLayout<VaultError>.size <= 24)
+        let path = "/v/" + String(7)
+        let one = VaultError.rolledBack(path: path, seenGeneration: 4, fileGeneration: 2)
+        let same = VaultError.rolledBack(path: "/v/7", seenGeneration: 4, fileGeneration: 2)
+        #expect(one == same)
+        #expect(one.hashValue == same.hashValue)
+        #expect(one != .rolledBack(path: "/v/7", seenGeneration: 4, fileGeneration: 3))
+        #expect(VaultError.io(path: "/a", errno: ENOENT) != .io(path: "/a", errno: EACCES))
+        #expect(Set([one, same, .itemNotFound, .itemNotFound]).count == 2)
+        #expect(one.path == "/v/7" && one.seenGeneration == 4 && one.fileGeneration == 2 && one.errno == nil)
+    }
 }

@@ -17,23 +17,28 @@ public struct VaultError: Error, Hashable, Sendable {
     /// Why the vault is ``Code/corrupted`` or ``Code/tampered``, or why an argument
     /// was refused (``Code/invalidArgument``); `nil` for the other codes.
     public let reason: Reason?
+    /// The typed context, boxed (as swift-service-lifecycle's `ServiceGroupError` keeps
+    /// its backing storage) so that an error is three words, not a hundred bytes copied
+    /// through every `throws`; `nil` for the many errors that have none.
+    private let context: Context?
+
     /// The file the failure is about, when it is about one.
-    public let path: String?
+    public var path: String? { context?.path }
     /// The operating system's error number, for ``Code/io``.
-    public let errno: Int32?
+    public var errno: Int32? { context?.errno }
     /// The format (or value encoding) version, for ``Code/unsupportedFormatVersion``,
     /// ``Code/formatUpgradeRequired`` and ``Code/unsupportedValueEncoding``.
-    public let formatVersion: Int?
+    public var formatVersion: Int? { context?.formatVersion }
     /// The file's mode bits, for ``Code/insecurePermissions``.
-    public let mode: UInt32?
+    public var mode: UInt32? { context?.mode }
     /// The file owner's user id, for ``Code/untrustedOwner``.
-    public let uid: UInt32?
+    public var uid: UInt32? { context?.uid }
     /// The newest generation this user has seen, for ``Code/rolledBack``.
-    public let seenGeneration: UInt64?
+    public var seenGeneration: UInt64? { context?.seenGeneration }
     /// The generation the file holds, for ``Code/rolledBack``.
-    public let fileGeneration: UInt64?
+    public var fileGeneration: UInt64? { context?.fileGeneration }
     /// The length given, for a ``Reason/keyLength`` argument (never the bytes).
-    public let byteCount: Int?
+    public var byteCount: Int? { context?.byteCount }
 
     init(
         _ code: Code, reason: Reason? = nil, path: String? = nil, errno: Int32? = nil, formatVersion: Int? = nil,
@@ -42,14 +47,60 @@ public struct VaultError: Error, Hashable, Sendable {
     ) {
         self.code = code
         self.reason = reason
-        self.path = path
-        self.errno = errno
-        self.formatVersion = formatVersion
-        self.mode = mode
-        self.uid = uid
-        self.seenGeneration = seenGeneration
-        self.fileGeneration = fileGeneration
-        self.byteCount = byteCount
+        let context = Context(
+            path: path, errno: errno, formatVersion: formatVersion, mode: mode, uid: uid,
+            seenGeneration: seenGeneration, fileGeneration: fileGeneration, byteCount: byteCount
+        )
+        self.context = context.isEmpty ? nil : context
+    }
+
+    /// The optional context fields: immutable, so sharing one box between copies is safe.
+    private final class Context: Hashable, Sendable {
+        let path: String?
+        let errno: Int32?
+        let formatVersion: Int?
+        let mode: UInt32?
+        let uid: UInt32?
+        let seenGeneration: UInt64?
+        let fileGeneration: UInt64?
+        let byteCount: Int?
+
+        init(
+            path: String?, errno: Int32?, formatVersion: Int?, mode: UInt32?, uid: UInt32?,
+            seenGeneration: UInt64?, fileGeneration: UInt64?, byteCount: Int?
+        ) {
+            self.path = path
+            self.errno = errno
+            self.formatVersion = formatVersion
+            self.mode = mode
+            self.uid = uid
+            self.seenGeneration = seenGeneration
+            self.fileGeneration = fileGeneration
+            self.byteCount = byteCount
+        }
+
+        var isEmpty: Bool {
+            path == nil && errno == nil && formatVersion == nil && mode == nil && uid == nil
+                && seenGeneration == nil && fileGeneration == nil && byteCount == nil
+        }
+
+        static func == (left: Context, right: Context) -> Bool {
+            left === right
+                || (left.path == right.path && left.errno == right.errno && left.formatVersion == right.formatVersion
+                    && left.mode == right.mode && left.uid == right.uid && left.seenGeneration == right.seenGeneration
+                    && left.fileGeneration == right.fileGeneration && left.byteCount == right.byteCount)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(path)
+            hasher.combine(errno)
+            hasher.combine(formatVersion)
+            hasher.combine(mode)
+            hasher.combine(uid)
+            hasher.combine(seenGeneration)
+            hasher.combine(fileGeneration)
+            hasher.combine(byteCount)
+        }
     }
 }
 

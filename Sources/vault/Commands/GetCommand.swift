@@ -40,7 +40,7 @@ struct GetCommand: ParsableCommand {
         let vault = try options.openItems()
         defer { vault.close() }
         if !format.generic && !format.json {
-            try Output.writeSecretLine(try item.run { (service, account) in try vault.secret(service: service, account: account) })
+            try item.run { (service, account) in try Self.writeSecret(of: vault, service: service, account: account) }
             return
         }
         let output = try item.run { (service, account) throws -> SecretBytes in
@@ -66,5 +66,10 @@ struct GetCommand: ParsableCommand {
             return output
         }
         try Output.writeStandardOutput(output)
+    }
+
+    /// The plain `vault get`: the secret's bytes and one newline (also ``FastPath``'s).
+    static func writeSecret(of vault: any ItemStore, service: String, account: String) throws {
+        try Output.writeSecretLine(try vault.secret(service: service, account: account))
     }
 }

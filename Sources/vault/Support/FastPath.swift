@@ -12,9 +12,10 @@ import VaultKit
 /// Why: a `get` through the agent is process start-up and one request, and a `get` with
 /// a key file little more; setting up argument-parser was about a quarter to a third of
 /// that (Benchmarks/README.md, "The agent"). Help, every other option and command, and
-/// anything not recognised exactly go through the parser as always. The output, errors
-/// and exit statuses are those of `GetCommand` and `WriteArguments`, whose steps this
-/// repeats in the same order (the CLI test suites run both paths).
+/// anything not recognised exactly go through the parser as always. The steps are the
+/// commands' own (``VaultOptions/openItems(_:keyFile:hostKeyFile:acceptingRollback:)``,
+/// ``GetCommand/writeSecret(of:service:account:)``, ``WriteArguments/write(_:to:service:account:label:generic:)``),
+/// so output, errors and exit statuses are theirs (the CLI test suites run both paths).
 enum FastPath {
     /// Runs the command and returns its exit status, or `nil` (having read and written
     /// nothing) when it is not one of the two forms.
@@ -22,22 +23,17 @@ enum FastPath {
         guard let (command, service, account, vaultPath) = recognise(arguments) else { return nil }
         // A missing or refused location is reported by the parser's path, which finds the same.
         guard let location = try? VaultOptions.location(given: vaultPath) else { return nil }
-        let openHere = { try VaultOptions.openVault(location, keyFile: Environment.value("VAULT_KEY_FILE"), hostKeyFile: Environment.value("VAULT_HOST_KEY_FILE")) }
         do {
-            let held = AgentVault.ifHeld(location, openHere: openHere)
-            let vault: any ItemStore = try held ?? openHere()
+            // As `VaultOptions.keyFile` and `hostKeyFile` find them without --key-file or --host-key.
+            let vault = try VaultOptions.openItems(location, keyFile: Environment.value("VAULT_KEY_FILE"), hostKeyFile: Environment.value("VAULT_HOST_KEY_FILE"))
             defer { vault.close() }
-            if command == "get" {
-                try Output.writeSecretLine(try vault.secret(service: service, account: account))
-            } else {
-                _ = try vault.contains(service: service, account: account)
-                let secret = try SecretInput.read(service: service, account: account)
-                try vault.set(secret, service: service, account: account, label: nil, generic: nil)
+            try ItemArguments.naming(service: service, account: account) {
+                if command == "get" {
+                    try GetCommand.writeSecret(of: vault, service: service, account: account)
+                } else {
+                    try WriteArguments.write(.set, to: vault, service: service, account: account, label: nil, generic: nil)
+                }
             }
-        } catch VaultError.itemNotFound {
-            fail(CLIError.itemNotFound(service: service, account: account))
-        } catch VaultError.duplicateItem {
-            fail(CLIError.itemExists(service: service, account: account))
         } catch {
             fail(error)
         }

@@ -31,18 +31,23 @@ struct WriteArguments: ParsableArguments {
         let vault = try options.openItems()
         defer { vault.close() }
         try item.run { service, account in
-            // Fail before the secret is typed or read, not after; the write itself
-            // still checks atomically.
-            let exists = try vault.contains(service: service, account: account)
-            if mode == .add && exists { throw VaultError.duplicateItem }
-            if mode == .update && !exists { throw VaultError.itemNotFound }
-            let secret = try SecretInput.read(service: service, account: account)
-            let generic = generic.map { Data($0.utf8) }
-            switch mode {
-            case .set: try vault.set(secret, service: service, account: account, label: label, generic: generic)
-            case .add: try vault.add(secret, service: service, account: account, label: label, generic: generic)
-            case .update: try vault.update(secret, service: service, account: account, label: label, generic: generic)
-            }
+            try Self.write(mode, to: vault, service: service, account: account, label: label, generic: generic)
+        }
+    }
+
+    /// Reads the secret and writes the item (also ``FastPath``'s `vault set`).
+    static func write(_ mode: Mode, to vault: any ItemStore, service: String, account: String, label: String?, generic: String?) throws {
+        // Fail before the secret is typed or read, not after; the write itself
+        // still checks atomically.
+        let exists = try vault.contains(service: service, account: account)
+        if mode == .add && exists { throw VaultError.duplicateItem }
+        if mode == .update && !exists { throw VaultError.itemNotFound }
+        let secret = try SecretInput.read(service: service, account: account)
+        let generic = generic.map { Data($0.utf8) }
+        switch mode {
+        case .set: try vault.set(secret, service: service, account: account, label: label, generic: generic)
+        case .add: try vault.add(secret, service: service, account: account, label: label, generic: generic)
+        case .update: try vault.update(secret, service: service, account: account, label: label, generic: generic)
         }
     }
 }
