@@ -1,3 +1,5 @@
+import VaultKit
+
 /// Something an ``AuthClient`` did, as published by ``AuthClient/events()``: count refreshes,
 /// refusals and lease changes for metrics without wrapping the transport. Never carries a
 /// token or the server's free text.
@@ -33,7 +35,7 @@ public struct AuthEvent: Hashable, Sendable, CustomStringConvertible {
 
     /// What an ``AuthEvent`` reports: a growable set of static members, so a new event is
     /// not a breaking change (switch over it with a `default`).
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, NamedCode {
         /// The code's stable name, as in `AuthEvent.Code.refreshed`.
         public let rawValue: String
 
@@ -67,8 +69,6 @@ public struct AuthEvent: Hashable, Sendable, CustomStringConvertible {
         public static let leaseReleased = Code(rawValue: "leaseReleased")
         /// The server refused or took over the lease.
         public static let leaseLost = Code(rawValue: "leaseLost")
-
-        public var description: String { rawValue }
     }
 
     /// The detail in words: the OAuth error code, the reason, or the HTTP status.

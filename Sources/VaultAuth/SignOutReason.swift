@@ -1,3 +1,5 @@
+import VaultKit
+
 /// Why an ``AuthClient`` is signed out: a ``Code``, and for a refusal what the server said
 /// (an ``OAuthErrorCode``, an HTTP status) or a ``AuthErrorReason`` when it said nothing usable.
 ///
@@ -30,7 +32,7 @@ public struct SignOutReason: Hashable, Sendable, CustomStringConvertible {
 
     /// How a client came to be signed out: a growable set of static members, so a new code
     /// is not a breaking change (switch over it with a `default`).
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, NamedCode {
         /// The code's stable name, as in `SignOutReason.Code.userSignedOut`.
         public let rawValue: String
 
@@ -52,8 +54,6 @@ public struct SignOutReason: Hashable, Sendable, CustomStringConvertible {
         public static let loggedInOnAnotherDevice = Code(rawValue: "loggedInOnAnotherDevice")
         /// The tokens were deleted from the vault by someone else (another process signed out).
         public static let removedFromVault = Code(rawValue: "removedFromVault")
-
-        public var description: String { rawValue }
     }
 
     /// The refusal's detail in words: the OAuth error code, the reason, or the HTTP status.

@@ -1,4 +1,5 @@
 public import Configuration
+import VaultKit
 
 /// Why a vault item could not be read as the configuration type asked for: a ``Code``,
 /// and the key and the type. Names the key and the type, never the value.
@@ -21,7 +22,7 @@ public struct VaultConfigError: Error, CustomStringConvertible, Equatable {
     }
 
     /// What kind of failure a ``VaultConfigError`` is: a growable set of static members.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, NamedCode {
         /// The code's stable name, as in `VaultConfigError.Code.valueNotConvertible`.
         public let rawValue: String
 
@@ -31,8 +32,6 @@ public struct VaultConfigError: Error, CustomStringConvertible, Equatable {
 
         /// The item's secret is not a valid value of the type (see ``VaultConfigProvider`` for the encodings).
         public static let valueNotConvertible = Code(rawValue: "valueNotConvertible")
-
-        public var description: String { rawValue }
     }
 
     /// The item's secret is not a valid value of `type`.

@@ -1,3 +1,5 @@
+import VaultKit
+
 /// What can go wrong with a ``ProfileStore``, beyond the storage's own errors
 /// (`VaultError`), which are passed through unchanged.
 ///
@@ -14,7 +16,7 @@ public struct ProfileStoreError: Error, Hashable, Sendable, CustomStringConverti
     }
 
     /// What kind of failure a ``ProfileStoreError`` is: a growable set of static members.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, NamedCode {
         /// The code's stable name, as in `ProfileStoreError.Code.notSignedIn`.
         public let rawValue: String
 
@@ -35,8 +37,6 @@ public struct ProfileStoreError: Error, Hashable, Sendable, CustomStringConverti
         public static let shutdownDeadlineExceeded = Code(rawValue: "shutdownDeadlineExceeded")
         /// The profile's `encode(to:)` threw, so there is no snapshot to write.
         public static let encodingFailed = Code(rawValue: "encodingFailed")
-
-        public var description: String { rawValue }
     }
 
     public var description: String {

@@ -1,3 +1,5 @@
+import VaultKit
+
 /// Everything ``AuthClient`` calls can fail with: a ``Code`` and the typed context it has.
 ///
 /// A struct rather than an enum so that a later VaultAuth can add codes without breaking a
@@ -12,7 +14,7 @@ public struct AuthError: Error, Hashable, Sendable, CustomStringConvertible {
     public let code: Code
     /// The typed context, boxed: an error stays two words wide however much context it
     /// carries (a token set, a vault error), which keeps it cheap to throw and to capture.
-    private let context: Context?
+    private let context: ErrorContext<Fields>?
 
     /// Why the client is signed out, for ``Code/signedOut``.
     public var signOutReason: SignOutReason? { context?.fields.signOutReason }
@@ -40,22 +42,12 @@ public struct AuthError: Error, Hashable, Sendable, CustomStringConvertible {
         var unpersistedTokens: TokenSet?
     }
 
-    private indirect enum Context: Hashable, Sendable {
-        case fields(Fields)
-
-        var fields: Fields {
-            switch self {
-            case .fields(let fields): fields
-            }
-        }
-    }
-
     init(_ code: Code, signOutReason: SignOutReason? = nil, reason: Reason? = nil, oauthError: OAuthErrorCode? = nil,
          httpStatus: Int? = nil, storageError: TokenStoreError? = nil, unpersistedTokens: TokenSet? = nil) {
         self.code = code
         let fields = Fields(signOutReason: signOutReason, reason: reason, oauthError: oauthError, httpStatus: httpStatus,
                             storageError: storageError, unpersistedTokens: unpersistedTokens)
-        context = fields == Fields() ? nil : .fields(fields)
+        context = .boxing(fields, unlessEqualTo: Fields())
     }
 
     /// A strategy's ``StrategyError/Code/transient`` or ``StrategyError/Code/configuration``
@@ -67,7 +59,7 @@ public struct AuthError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// What kind of failure an ``AuthError`` is: a growable set of static members, so a new
     /// code is not a breaking change (switch over it with a `default`).
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, NamedCode {
         /// The code's stable name, as in `AuthError.Code.signedOut`.
         public let rawValue: String
 
@@ -99,8 +91,6 @@ public struct AuthError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let sessionChanged = Code(rawValue: "sessionChanged")
         /// The single-device session endpoint answered something the contract does not allow.
         public static let sessionProtocol = Code(rawValue: "sessionProtocol")
-
-        public var description: String { rawValue }
     }
 
     /// The detail in words: the OAuth error code, the reason, or the HTTP status.

@@ -1,3 +1,5 @@
+import VaultKit
+
 /// Why the redirect of an ``AuthorizationRequest`` brought no usable code: a ``Code``, and
 /// the server's ``OAuthErrorCode`` for ``Code/denied``.
 ///
@@ -17,7 +19,7 @@ public struct AuthorizationError: Error, Hashable, Sendable, CustomStringConvert
     }
 
     /// What kind of failure an ``AuthorizationError`` is: a growable set of static members.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, NamedCode {
         /// The code's stable name, as in `AuthorizationError.Code.stateMismatch`.
         public let rawValue: String
 
@@ -33,8 +35,6 @@ public struct AuthorizationError: Error, Hashable, Sendable, CustomStringConvert
         public static let denied = Code(rawValue: "denied")
         /// The redirect carries neither a code nor an error.
         public static let missingCode = Code(rawValue: "missingCode")
-
-        public var description: String { rawValue }
     }
 
     public var description: String {

@@ -1,3 +1,5 @@
+import VaultKit
+
 /// Why an authorization server's metadata could not be used: not found or unreadable, from
 /// another issuer, or not offering what the client is configured to use.
 ///
@@ -18,7 +20,7 @@ public struct DiscoveryError: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     /// What kind of failure a ``DiscoveryError`` is; switch over it with a `default`.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, NamedCode {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
 
@@ -41,8 +43,6 @@ public struct DiscoveryError: Error, Hashable, Sendable, CustomStringConvertible
         public static let unsupportedCodeChallengeMethod = Code(rawValue: "unsupportedCodeChallengeMethod")
         /// The server lists its grant types and the client's is not among them.
         public static let unsupportedGrantType = Code(rawValue: "unsupportedGrantType")
-
-        public var description: String { rawValue }
     }
 
     public static let insecureIssuer = DiscoveryError(.insecureIssuer)

@@ -1,3 +1,5 @@
+import VaultKit
+
 /// Why a strategy could not produce new tokens: a ``Code`` saying what the client should do
 /// about it, and what the server said (an ``OAuthErrorCode``, an HTTP status) or a
 /// ``Reason`` when it said nothing usable.
@@ -28,7 +30,7 @@ public struct StrategyError: Error, Hashable, Sendable, CustomStringConvertible 
 
     /// What kind of failure a ``StrategyError`` is: a growable set of static members, so a
     /// new code is not a breaking change (switch over it with a `default`).
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, NamedCode {
         /// The code's stable name, as in `StrategyError.Code.refused`.
         public let rawValue: String
 
@@ -47,8 +49,6 @@ public struct StrategyError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let sessionTakenOver = Code(rawValue: "sessionTakenOver")
         /// This strategy cannot do that (for example log in again without the user).
         public static let unsupported = Code(rawValue: "unsupported")
-
-        public var description: String { rawValue }
     }
 
     /// The detail in words: the OAuth error code, the reason, or the HTTP status (never

@@ -30,7 +30,7 @@ public struct TokenStoreError: Error, Hashable, Sendable, CustomStringConvertibl
     }
 
     /// What kind of failure a ``TokenStoreError`` is: a growable set of static members.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, NamedCode {
         /// The code's stable name, as in `TokenStoreError.Code.vault`.
         public let rawValue: String
 
@@ -44,8 +44,6 @@ public struct TokenStoreError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let undecodable = Code(rawValue: "undecodable")
         /// The cross-process refresh lock beside the vault could not be taken.
         public static let lock = Code(rawValue: "lock")
-
-        public var description: String { rawValue }
     }
 
     public var description: String {

@@ -17,28 +17,26 @@ public struct VaultError: Error, Hashable, Sendable {
     /// Why the vault is ``Code/corrupted`` or ``Code/tampered``, or why an argument
     /// was refused (``Code/invalidArgument``); `nil` for the other codes.
     public let reason: Reason?
-    /// The typed context, boxed (as swift-service-lifecycle's `ServiceGroupError` keeps
-    /// its backing storage) so that an error is three words, not a hundred bytes copied
-    /// through every `throws`; `nil` for the many errors that have none.
-    private let context: Context?
+    /// The typed context, boxed (``ErrorContext``): `nil` for the many errors without one.
+    private let context: ErrorContext<Context>?
 
     /// The file the failure is about, when it is about one.
-    public var path: String? { context?.path }
+    public var path: String? { context?.fields.path }
     /// The operating system's error number, for ``Code/io``.
-    public var errno: Int32? { context?.errno }
+    public var errno: Int32? { context?.fields.errno }
     /// The format (or value encoding) version, for ``Code/unsupportedFormatVersion``,
     /// ``Code/formatUpgradeRequired`` and ``Code/unsupportedValueEncoding``.
-    public var formatVersion: Int? { context?.formatVersion }
+    public var formatVersion: Int? { context?.fields.formatVersion }
     /// The file's mode bits, for ``Code/insecurePermissions``.
-    public var mode: UInt32? { context?.mode }
+    public var mode: UInt32? { context?.fields.mode }
     /// The file owner's user id, for ``Code/untrustedOwner``.
-    public var uid: UInt32? { context?.uid }
+    public var uid: UInt32? { context?.fields.uid }
     /// The newest generation this user has seen, for ``Code/rolledBack``.
-    public var seenGeneration: UInt64? { context?.seenGeneration }
+    public var seenGeneration: UInt64? { context?.fields.seenGeneration }
     /// The generation the file holds, for ``Code/rolledBack``.
-    public var fileGeneration: UInt64? { context?.fileGeneration }
+    public var fileGeneration: UInt64? { context?.fields.fileGeneration }
     /// The length given, for a ``Reason/keyLength`` argument (never the bytes).
-    public var byteCount: Int? { context?.byteCount }
+    public var byteCount: Int? { context?.fields.byteCount }
 
     init(
         _ code: Code, reason: Reason? = nil, path: String? = nil, errno: Int32? = nil, formatVersion: Int? = nil,
@@ -47,60 +45,23 @@ public struct VaultError: Error, Hashable, Sendable {
     ) {
         self.code = code
         self.reason = reason
-        let context = Context(
+        let fields = Context(
             path: path, errno: errno, formatVersion: formatVersion, mode: mode, uid: uid,
             seenGeneration: seenGeneration, fileGeneration: fileGeneration, byteCount: byteCount
         )
-        self.context = context.isEmpty ? nil : context
+        context = .boxing(fields, unlessEqualTo: Context())
     }
 
-    /// The optional context fields: immutable, so sharing one box between copies is safe.
-    private final class Context: Hashable, Sendable {
-        let path: String?
-        let errno: Int32?
-        let formatVersion: Int?
-        let mode: UInt32?
-        let uid: UInt32?
-        let seenGeneration: UInt64?
-        let fileGeneration: UInt64?
-        let byteCount: Int?
-
-        init(
-            path: String?, errno: Int32?, formatVersion: Int?, mode: UInt32?, uid: UInt32?,
-            seenGeneration: UInt64?, fileGeneration: UInt64?, byteCount: Int?
-        ) {
-            self.path = path
-            self.errno = errno
-            self.formatVersion = formatVersion
-            self.mode = mode
-            self.uid = uid
-            self.seenGeneration = seenGeneration
-            self.fileGeneration = fileGeneration
-            self.byteCount = byteCount
-        }
-
-        var isEmpty: Bool {
-            path == nil && errno == nil && formatVersion == nil && mode == nil && uid == nil
-                && seenGeneration == nil && fileGeneration == nil && byteCount == nil
-        }
-
-        static func == (left: Context, right: Context) -> Bool {
-            left === right
-                || (left.path == right.path && left.errno == right.errno && left.formatVersion == right.formatVersion
-                    && left.mode == right.mode && left.uid == right.uid && left.seenGeneration == right.seenGeneration
-                    && left.fileGeneration == right.fileGeneration && left.byteCount == right.byteCount)
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(path)
-            hasher.combine(errno)
-            hasher.combine(formatVersion)
-            hasher.combine(mode)
-            hasher.combine(uid)
-            hasher.combine(seenGeneration)
-            hasher.combine(fileGeneration)
-            hasher.combine(byteCount)
-        }
+    /// The optional context fields.
+    private struct Context: Hashable, Sendable {
+        var path: String?
+        var errno: Int32?
+        var formatVersion: Int?
+        var mode: UInt32?
+        var uid: UInt32?
+        var seenGeneration: UInt64?
+        var fileGeneration: UInt64?
+        var byteCount: Int?
     }
 }
 
