@@ -1,4 +1,5 @@
 internal import CLibPQ
+import VaultKit
 
 /// How ``PostgresConnection`` reports a failed call: a ``PostgresFailure`` with the
 /// SQLSTATE, and libpq's or the server's text without the password, on one line.
