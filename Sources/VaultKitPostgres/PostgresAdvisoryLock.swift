@@ -22,11 +22,11 @@ struct PostgresAdvisoryLock: SharedLock {
     func acquire() throws(VaultError) -> any HeldSharedLock {
         do {
             let connection = try PostgresConnection(conninfo: location.conninfo, password: location.password, lockTimeoutMilliseconds: 1)
-            try connection.execute("SET lock_timeout = 0")
-            try connection.query("SELECT pg_advisory_lock($1)", [.int64(key)]) { _ in }
+            try connection.execute(PostgresSQL.noLockTimeout)
+            try connection.query(PostgresSQL.advisoryLock, [.int64(key)]) { _ in }
             return HeldPostgresAdvisoryLock(connection, key: key)
         } catch let failure as PostgresFailure {
-            throw VaultError(PostgresVaultStorage.translate(failure, location: location.description))
+            throw VaultError(failure.storageError(location: location.description))
         } catch {
             throw VaultError(StorageError.corrupted(reason: .unexpectedStorageError))
         }
@@ -54,7 +54,7 @@ final class HeldPostgresAdvisoryLock: HeldSharedLock {
     func release() {
         connection.withLock { held in
             if let open = held {
-                _ = try? open.query("SELECT pg_advisory_unlock($1)", [.int64(key)]) { _ in }
+                _ = try? open.query(PostgresSQL.advisoryUnlock, [.int64(key)]) { _ in }
             }
             held = nil
         }

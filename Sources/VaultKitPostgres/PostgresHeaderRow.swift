@@ -1,8 +1,9 @@
 import VaultKit
 
-/// The vault's header row and its host key wraps as one statement reads them, together
-/// with the snapshot that statement saw, the session's transaction id, if it has one,
-/// and the rows' `xmin`s (the vault state of ``PostgresRowVersions``).
+/// The vault's header row and its host key wraps as one statement reads them
+/// (``PostgresSQL/headerRow``), together with the snapshot that statement saw, the
+/// session's transaction id, if it has one, and the rows' `xmin`s (the vault state of
+/// ``PostgresRowVersions``).
 ///
 /// Why one statement for all of it: a write reads the header, the manifest root, the
 /// generation and the host wraps (the manifest tag covers them all) after taking the lock,
@@ -10,19 +11,6 @@ import VaultKit
 /// round trip, and the storage keeps the row for the rest of the transaction (the row is
 /// locked, or the snapshot fixed, until it ends).
 struct PostgresHeaderRow {
-    /// Reads the row of vault `$1`, once per host key wrap (at least once while the row
-    /// exists): the snapshot, the session's transaction id, the header's columns, then
-    /// one wrap's (NULL when there is none), the header's `xmin` and the wrap's.
-    static let sql = """
-        SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned()::text,
-               h.format_version, h.vault_id, h.kdf_algorithm, h.kdf_salt, h.kdf_opslimit, h.kdf_memlimit,
-               h.master_key_nonce, h.wrapped_master_key, h.master_key_check, h.manifest_root, h.manifest_tag,
-               h.generation, h.has_host_wraps::int::int8, w.name, w.public_key, w.sealed_master_key,
-               h.xmin::text, w.xmin::text
-        FROM vaultkit_header h LEFT JOIN vaultkit_host_wraps w ON w.vault = h.vault
-        WHERE h.vault = $1
-        """
-
     let snapshot: String
     /// This session's transaction, if it has been given an id (a write's lock gives it one).
     let ownTransaction: UInt64?

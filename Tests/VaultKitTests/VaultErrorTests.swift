@@ -39,6 +39,8 @@ import VaultKit
         (.keyDerivationFailed, "not enough memory for the passphrase key derivation"),
         (.rolledBack(path: "/v/i", seenGeneration: 7, fileGeneration: 3),
          "/v/i is older than a state this user has seen (generation 3, seen 7): it was replaced with an older copy or lost commits from its -wal"),
+        (.rolledBack(path: "postgres://u@db:5432/d#v", seenGeneration: 7, fileGeneration: 3),
+         "postgres://u@db:5432/d#v is older than a state this user has seen (generation 3, seen 7): it was replaced with an older copy or lost commits"),
         (.rolledBack(path: "/v/i", seenGeneration: 7, fileGeneration: 7),
          "/v/i is not the state this user last saw at generation 7: it was replaced, or lost commits and was written again"),
         (.batchEnded, "a VaultBatch can only be used inside its batch closure, on the closure's thread"),

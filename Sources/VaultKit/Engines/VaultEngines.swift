@@ -41,6 +41,13 @@ public enum VaultEngines {
         engine(for: given) != nil
     }
 
+    /// Whether `given` has the shape of an engine's URL (`scheme://`), registered or not:
+    /// what tells a message that a location is no file (a library user may open an
+    /// engine's vault without registering it).
+    package static func isURL(_ given: String) -> Bool {
+        scheme(of: given) != nil
+    }
+
     /// `given` read by the engine of its scheme, or `nil` when it is a file path.
     ///
     /// - Throws: ``VaultError/invalidArgument(_:)`` when the engine cannot read it (the

@@ -32,7 +32,9 @@ extension VaultError: CustomStringConvertible {
                 // Only a master key the record has retired makes a later generation rolled back.
                 return "\(path) is under a master key this vault has retired (generation \(found), seen \(seen) under a newer key): an earlier state was written back, as a removed host or an old key's holder could"
             }
-            return "\(path) is older than a state this user has seen (generation \(found), seen \(seen)): it was replaced with an older copy or lost commits from its -wal"
+            // Only a file has a `-wal`; an engine's vault (a URL) lost commits in its own way.
+            let lost = VaultEngines.isURL(path) ? "lost commits" : "lost commits from its -wal"
+            return "\(path) is older than a state this user has seen (generation \(found), seen \(seen)): it was replaced with an older copy or \(lost)"
         case .rollbackRecordInvalid:
             return "the rollback guard's record \(path) does not authenticate (damaged, replaced, or written under another guard key); it is not taken as missing"
         case .io: return "\(path): \(String(cString: strerror(self.errno ?? 0)))"

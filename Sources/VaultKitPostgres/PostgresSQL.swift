@@ -1,0 +1,233 @@
+/// Every statement ``PostgresVaultStorage`` and ``PostgresHeaderRow`` send, in one place,
+/// so the SQL a vault runs can be read (and reviewed for what it touches) without the
+/// code around it. The tables are ``PostgresSchema``'s; `$1` is always the vault's name.
+///
+/// Why constants, not text built per call: ``PostgresConnection`` prepares each statement
+/// once per session, named by its text, so a statement's text must be the same on every
+/// call; values travel only as binary parameters, never in the text.
+enum PostgresSQL {
+    // MARK: Sessions
+
+    /// Set on every new session, whatever the server's, the database's or the role's
+    /// default and whatever the connection string asks (``PostgresConnection``'s init says
+    /// why each): durable commits, generic plans, READ COMMITTED for statements sent
+    /// without `BEGIN`, the lock wait limit, and UTF-8 text. The names (a vault's, a
+    /// host's) are stored and compared as the characters they are, and the manifest tag
+    /// covers their UTF-8 bytes (docs/FORMAT.md section 13): with another client encoding
+    /// the server would convert the bytes it is sent, so two clients would store and read
+    /// one name as different characters.
+    static func sessionSettings(lockTimeoutMilliseconds: Int) -> String {
+        """
+        SET synchronous_commit = on; SET plan_cache_mode = force_generic_plan; \
+        SET default_transaction_isolation = 'read committed'; SET lock_timeout = \(max(lockTimeoutMilliseconds, 1)); \
+        SET client_encoding = 'UTF8'
+        """
+    }
+
+    // MARK: Transactions
+
+    static let beginWrite = "BEGIN ISOLATION LEVEL READ COMMITTED"
+    static let beginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    static let commit = "COMMIT"
+    static let rollback = "ROLLBACK"
+
+    /// The write lock: this vault's header row, `FOR UPDATE`, before anything is read.
+    static let lockHeader = "SELECT 1 FROM vaultkit_header WHERE vault = $1 FOR UPDATE"
+
+    /// The snapshot, the header row's `xmin` (NULL: no header) and the host key wraps'.
+    static let vaultState = """
+        SELECT pg_current_snapshot()::text, h.xmin::text, \(hostWrapsXmin)
+        FROM (SELECT 1) AS one LEFT JOIN vaultkit_header h ON h.vault = $1
+        """
+
+    /// The host key wraps' `xmin`s of vault `$1`, ascending and comma-separated; NULL for none.
+    static let hostWrapsXmin = "(SELECT string_agg(w.xmin::text, ',' ORDER BY w.xmin::text::bigint) FROM vaultkit_host_wraps w WHERE w.vault = $1)"
+
+    // MARK: Creating and checking
+
+    /// Creates the tables if they are missing, under a lock that serialises first-time
+    /// creation (`CREATE TABLE IF NOT EXISTS` races itself), in a transaction left open
+    /// for ``insertHeader``.
+    static let beginCreating = "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.creationLock)); " + PostgresSchema.all.joined(separator: "; ")
+
+    /// A new vault's header row (generation 0), unless the vault exists.
+    static let insertHeader = """
+        INSERT INTO vaultkit_header (vault, format_version, vault_id, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit,
+            master_key_nonce, wrapped_master_key, master_key_check, manifest_root, manifest_tag, generation)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 0)
+        ON CONFLICT (vault) DO NOTHING
+        """
+
+    /// Every column of the vault's tables as `table.column type nullable`.
+    static let schemaColumns = """
+        SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable
+        FROM information_schema.columns
+        WHERE table_schema = current_schema() AND table_name IN \(PostgresSchema.tableList)
+        """
+
+    /// The primary keys of the vault's tables as `table:column,column`, in key order.
+    static let schemaPrimaryKeys = """
+        SELECT c.relname || ':' || string_agg(a.attname, ',' ORDER BY k.ordinality)
+        FROM pg_constraint p
+        JOIN pg_class c ON c.oid = p.conrelid
+        CROSS JOIN LATERAL unnest(p.conkey) WITH ORDINALITY AS k(attnum, ordinality)
+        JOIN pg_attribute a ON a.attrelid = p.conrelid AND a.attnum = k.attnum
+        WHERE p.contype = 'p' AND c.relnamespace = current_schema()::regnamespace
+          AND c.relname IN \(PostgresSchema.tableList)
+        GROUP BY c.relname, p.oid
+        """
+
+    /// How many user triggers and rules the vault's tables have (the internal triggers of
+    /// the `REFERENCES` clauses are not counted).
+    static let schemaHooks = """
+        SELECT (SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+                WHERE NOT t.tgisinternal AND c.relnamespace = current_schema()::regnamespace
+                  AND c.relname IN \(PostgresSchema.tableList))
+             + (SELECT count(*) FROM pg_rules WHERE schemaname = current_schema()
+                  AND tablename IN \(PostgresSchema.tableList))
+        """
+
+    // MARK: Header
+
+    /// Reads the row of vault `$1`, once per host key wrap (at least once while the row
+    /// exists): the snapshot, the session's transaction id, the header's columns, then
+    /// one wrap's (NULL when there is none), the header's `xmin` and the wrap's
+    /// (``PostgresHeaderRow`` reads the columns by these positions).
+    static let headerRow = """
+        SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned()::text,
+               h.format_version, h.vault_id, h.kdf_algorithm, h.kdf_salt, h.kdf_opslimit, h.kdf_memlimit,
+               h.master_key_nonce, h.wrapped_master_key, h.master_key_check, h.manifest_root, h.manifest_tag,
+               h.generation, h.has_host_wraps::int::int8, w.name, w.public_key, w.sealed_master_key,
+               h.xmin::text, w.xmin::text
+        FROM vaultkit_header h LEFT JOIN vaultkit_host_wraps w ON w.vault = h.vault
+        WHERE h.vault = $1
+        """
+
+    /// The key wrapping columns, `$2` .. `$8` (``PostgresVaultStorage/keyWrapping(_:)``).
+    static let updateKeyWrapping = """
+        UPDATE vaultkit_header SET kdf_algorithm = $2, kdf_salt = $3, kdf_opslimit = $4, kdf_memlimit = $5,
+            master_key_nonce = $6, wrapped_master_key = $7, master_key_check = $8
+        WHERE vault = $1
+        """
+
+    static let setFormatVersion = "UPDATE vaultkit_header SET format_version = $2 WHERE vault = $1"
+
+    // MARK: Items
+
+    /// One item's row with its `xmin`, and the vault state, in one statement.
+    static let loneRead = """
+        SELECT i.service_tag, i.nonce, i.sealed, i.xmin::text, h.xmin::text, \(hostWrapsXmin)
+        FROM (SELECT 1) AS one
+        LEFT JOIN vaultkit_header h ON h.vault = $1
+        LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = $2
+        """
+
+    /// Whole rows with their `xmin`; callers add conditions (`AND ...`) and an order.
+    static let wholeRows = "SELECT lookup_id, service_tag, nonce, sealed, xmin::text FROM vaultkit_items WHERE vault = $1"
+
+    /// Rows without their sealed records, with their `xmin`; callers add a range and the order.
+    static let rowIdentities = "SELECT lookup_id, service_tag, nonce, xmin::text FROM vaultkit_items WHERE vault = $1"
+
+    /// One row, read again: ``PostgresVaultStorage/rowInPlace(of:inserted:found:)``.
+    static let itemRow = "SELECT service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2"
+
+    static let upsertItem = """
+        INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (vault, lookup_id) DO UPDATE SET service_tag = EXCLUDED.service_tag, nonce = EXCLUDED.nonce, sealed = EXCLUDED.sealed
+        """
+
+    /// Inserts the row unless one is in its place, and returns whether it did and the
+    /// row in its place as the statement's snapshot shows it.
+    static let insertOrFindItem = """
+        WITH inserted AS (
+            INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (vault, lookup_id) DO NOTHING RETURNING 1
+        )
+        SELECT (SELECT count(*) FROM inserted), i.service_tag, i.nonce, i.sealed
+        FROM (SELECT 1) AS one LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = $2
+        """
+
+    static let deleteItem = "DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2 RETURNING service_tag, nonce"
+    static let deleteItemsOfService = "DELETE FROM vaultkit_items WHERE vault = $1 AND service_tag = $2 RETURNING lookup_id, service_tag, nonce"
+    static let deleteAllItems = "DELETE FROM vaultkit_items WHERE vault = $1 RETURNING lookup_id, service_tag, nonce"
+
+    /// Rows `$2` .. `$5` (arrays of each column, `unnest`ed) inserted where none is in
+    /// their place; returns, for each row that did not go in, its position (from 1) and
+    /// the row in its place (NULL when the statement's snapshot shows none).
+    static let insertAllIfAbsent = """
+        WITH new AS (
+            SELECT * FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::bytea[])
+                WITH ORDINALITY AS n(lookup_id, service_tag, nonce, sealed, position)
+        ), inserted AS (
+            INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed)
+            SELECT $1, lookup_id, service_tag, nonce, sealed FROM new ORDER BY position
+            ON CONFLICT (vault, lookup_id) DO NOTHING
+            RETURNING lookup_id
+        )
+        SELECT kept_out.position, i.service_tag, i.nonce, i.sealed
+        FROM (SELECT position, lookup_id FROM new WHERE lookup_id NOT IN (SELECT lookup_id FROM inserted)) AS kept_out
+        LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = kept_out.lookup_id
+        """
+
+    // MARK: Manifest and generation
+
+    static let writeManifestRoot = "UPDATE vaultkit_header SET manifest_root = $2, manifest_tag = $3, generation = $4 WHERE vault = $1"
+    static let manifestDigest = "SELECT digest FROM vaultkit_manifest WHERE vault = $1 AND bucket = $2"
+    static let allManifestDigests = "SELECT bucket, digest FROM vaultkit_manifest WHERE vault = $1"
+    static let upsertManifestDigest = """
+        INSERT INTO vaultkit_manifest (vault, bucket, digest) VALUES ($1, $2, $3)
+        ON CONFLICT (vault, bucket) DO UPDATE SET digest = EXCLUDED.digest
+        """
+    static let deleteManifestDigest = "DELETE FROM vaultkit_manifest WHERE vault = $1 AND bucket = $2"
+    static let deleteAllManifestDigests = "DELETE FROM vaultkit_manifest WHERE vault = $1"
+
+    // MARK: Host key wraps
+
+    static let markHostWraps = "UPDATE vaultkit_header SET has_host_wraps = true WHERE vault = $1"
+    static let deleteHostWraps = "DELETE FROM vaultkit_host_wraps WHERE vault = $1"
+    static let insertHostWrap = "INSERT INTO vaultkit_host_wraps (vault, name, public_key, sealed_master_key) VALUES ($1, $2, $3, $4)"
+
+    // MARK: Prepared sets
+
+    /// The header `UPDATE` of a prepared `set`, which takes the write lock: it applies only
+    /// if the header still holds the generation (`$5`) and tag (`$6`) the `set` was
+    /// prepared from and, when the vault state is known, the row version `$7`.
+    static let preparedHeaderUpdate = """
+        UPDATE vaultkit_header SET manifest_root = $2, manifest_tag = $3, generation = $4
+        WHERE vault = $1 AND generation = $5 AND manifest_tag = $6 AND ($7::text IS NULL OR xmin = $7::xid)
+        """
+
+    /// Run right after ``preparedHeaderUpdate``: checks, in one statement that also reads
+    /// the snapshot and the transaction id, that the header now holds what `set` wrote
+    /// (`$2`, `$3`: the `UPDATE` applied), the row in the item's place (`$4`; nonce `$5`,
+    /// NULL for none) and the bucket's digest (`$6`; digest `$7`, NULL for no row) and
+    /// the host key wraps' `xmin`s (`$8`, '' for none; NULL: not compared). Its snapshot
+    /// is taken after the lock, so it sees every commit before this one. Any difference
+    /// leaves no row to count and divides by zero (SQLSTATE 22012,
+    /// ``preparedStateDiffers``), which aborts the transaction before the item and digest
+    /// writes and undoes the header's; nothing else in these statements divides. One join
+    /// on primary keys: about half the server time of a subquery per table.
+    static let preparedSetCheck = """
+        SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned()::text, 1 / count(*)
+        FROM vaultkit_header h
+        LEFT JOIN vaultkit_items i ON i.vault = h.vault AND i.lookup_id = $4
+        LEFT JOIN vaultkit_manifest m ON m.vault = h.vault AND m.bucket = $6
+        WHERE h.vault = $1 AND h.generation = $2 AND h.manifest_tag = $3
+            AND i.nonce IS NOT DISTINCT FROM $5 AND m.digest IS NOT DISTINCT FROM $7
+            AND ($8::text IS NULL OR coalesce(\(hostWrapsXmin), '') = $8)
+        """
+
+    /// The SQLSTATE of ``preparedSetCheck`` finding the vault changed (division by zero).
+    static let preparedStateDiffers = "22012"
+
+    static let updateItem = "UPDATE vaultkit_items SET service_tag = $3, nonce = $4, sealed = $5 WHERE vault = $1 AND lookup_id = $2"
+    static let insertItem = "INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)"
+    static let insertManifestDigest = "INSERT INTO vaultkit_manifest (vault, bucket, digest) VALUES ($1, $2, $3)"
+    static let updateManifestDigest = "UPDATE vaultkit_manifest SET digest = $3 WHERE vault = $1 AND bucket = $2"
+
+    // MARK: Shared locks
+
+    static let noLockTimeout = "SET lock_timeout = 0"
+    static let advisoryLock = "SELECT pg_advisory_lock($1)"
+    static let advisoryUnlock = "SELECT pg_advisory_unlock($1)"
+}

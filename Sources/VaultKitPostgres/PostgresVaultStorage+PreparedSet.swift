@@ -1,0 +1,80 @@
+import VaultKit
+
+/// A lone `set` the engine prepared whole (``PreparedSet``), committed in one round trip
+/// without `BEGIN`, `COMMIT` or a separate lock (docs/POSTGRES.md).
+extension PostgresVaultStorage {
+    /// One round trip: the header (whose `UPDATE` takes the lock), the check, the item and
+    /// the bucket digest, pipelined up to one sync point and so run as one implicit
+    /// transaction (READ COMMITTED, set per session), committed at the sync point, or
+    /// rolled back there if any statement failed: when the check fails, the server skips
+    /// the item and digest writes and undoes the header's. No `BEGIN`, no `COMMIT` and no
+    /// separate lock: three statements fewer than a transaction of its own.
+    package func commit(_ set: PreparedSet) throws(StorageError) -> PreparedSet.Outcome {
+        try run { () throws in
+            // Without a known vault state nothing is required of the header, and the engine
+            // is told of a version it has not verified.
+            if rowVersions.headerXmin == nil { _ = rowVersions.forgetState() }
+            transaction = .committingPreparedSet
+            var checked: (snapshot: String, ownTransaction: UInt64?)?
+            do {
+                try enqueuePrepared(set) { rows in
+                    checked = (rows.text(0, 0), rows.isNull(0, 1) ? nil : UInt64(rows.text(0, 1)))
+                }
+                try connection.flush()
+            } catch let failure as PostgresFailure where failure.sqlState == PostgresSQL.preparedStateDiffers {
+                endTransaction(committing: false, rollingBack: false)
+                return .stale
+            } catch {
+                endTransaction(committing: false, rollingBack: false)
+                throw error
+            }
+            guard let checked else {
+                // Committed, but the check's row is missing: what was verified is not carried.
+                endTransaction(committing: true)
+                throw StorageError.corrupted(reason: .unexpectedStorageError)
+            }
+            manifestCache.use(version(ofSnapshot: checked.snapshot, ownTransaction: checked.ownTransaction))
+            manifestCache.record(set.bucket, set.digestAfter)
+            manifestCache.carry(to: versionAfterOwnCommit(lockSnapshot: PostgresSnapshot(checked.snapshot), ownTransaction: checked.ownTransaction))
+            // The header's UPDATE required the vault state this version names (when known):
+            // nothing else changed the header or the wraps before this commit.
+            let before = rowVersions.version
+            rowVersions.readsBelong(to: before)
+            rowVersions.wrote(lookupID: set.row.lookupID)
+            let ownXmin = checked.ownTransaction.map { UInt32(truncatingIfNeeded: $0) }
+            snapshotVersion = rowVersions.committed(own: ownXmin, wroteHeader: true, derivable: true)
+            endTransaction(committing: true)
+            return .committed(versionBefore: before)
+        }
+    }
+
+    private func enqueuePrepared(_ set: PreparedSet, onCheck: @escaping (PostgresRows) -> Void) throws {
+        let row = set.row
+        let bucket = Int64(set.bucket)
+        // The header first: its row lock is the write lock, and in READ COMMITTED an
+        // `UPDATE` that waited for it re-reads the row, so it applies only if no other
+        // writer committed in between, and only to the row version (`xmin`, `$7`) the
+        // vault state names, so nobody changed it since either.
+        let headerXmin: PostgresConnection.Parameter = rowVersions.headerXmin.map { .text(String($0)) } ?? .nullText
+        try connection.enqueue(PostgresSQL.preparedHeaderUpdate, [
+            .text(vault), .bytes(set.root), .bytes(set.tag), .int64(Int64(bitPattern: set.generation)),
+            .int64(Int64(bitPattern: set.generationBefore)), .bytes(set.tagBefore), headerXmin,
+        ])
+        let hostWraps: PostgresConnection.Parameter = rowVersions.headerXmin == nil ? .nullText : .text(rowVersions.hostWraps ?? "")
+        try connection.enqueue(PostgresSQL.preparedSetCheck, [
+            .text(vault), .int64(Int64(bitPattern: set.generation)), .bytes(set.tag),
+            .bytes(row.lookupID), set.replacedNonce.map { .bytes($0) } ?? .nullBytes,
+            .int64(bucket), set.digestBefore.map { .bytes($0) } ?? .nullBytes, hostWraps,
+        ], onRows: onCheck)
+        let rowParameters: [PostgresConnection.Parameter] = [.text(vault), .bytes(row.lookupID), .bytes(row.serviceTag), .bytes(row.nonce), .bytes(row.sealed)]
+        try connection.enqueue(set.replacedNonce != nil ? PostgresSQL.updateItem : PostgresSQL.insertItem, rowParameters)
+        switch (set.digestBefore, set.digestAfter) {
+        case (_, nil):
+            try connection.enqueue(PostgresSQL.deleteManifestDigest, [.text(vault), .int64(bucket)])
+        case (nil, let after?):
+            try connection.enqueue(PostgresSQL.insertManifestDigest, [.text(vault), .int64(bucket), .bytes(after)])
+        case (_?, let after?):
+            try connection.enqueue(PostgresSQL.updateManifestDigest, [.text(vault), .int64(bucket), .bytes(after)])
+        }
+    }
+}
