@@ -59,4 +59,13 @@ extension UnlockedVault {
             return try verifiedState()
         }
     }
+
+    /// Tells the rollback guard what the transaction just committed. After the commit, so
+    /// the record is never ahead of the file; best effort, since the write has happened
+    /// and a record that lags only weakens the next check.
+    func recordCommit() {
+        guard let committed = manifestCheck.committing else { return }
+        manifestCheck.committing = nil
+        rollbackGuard?.record((committed.generation, committed.root, keys.keyCheck), keys: keys)
+    }
 }

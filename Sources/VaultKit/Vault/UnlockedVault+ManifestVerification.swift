@@ -1,0 +1,169 @@
+/// Verifying the manifest: that the rows a call sees or changes are exactly those the
+/// stored buckets and the tagged root account for.
+extension UnlockedVault {
+    /// Makes sure the manifest proves the rows a call is about to see or change: the
+    /// bucket of one row, or (`bucket == nil`) every row. When that was verified and no
+    /// other connection committed since, it costs one one-row read (nothing inside a
+    /// write transaction, which checked once when it took the lock).
+    ///
+    /// Inside a write transaction it checks that transaction's snapshot, and allows for
+    /// the changes this transaction has recorded but not yet applied.
+    ///
+    /// - Parameter force: verify again even if verified (``Vault/verify()``).
+    /// - Throws: ``VaultError/tampered(reason:)`` when a row was deleted, rolled back
+    ///   or added behind VaultKit's back, or the manifest itself was altered; also when
+    ///   another process re-keyed the vault (see ``verifyManifestFollowingRekey(bucket:force:)``).
+    func ensureManifestVerified(bucket: Int?, force: Bool = false) throws(VaultError) {
+        do {
+            try verifyManifest(bucket: bucket, force: force)
+        } catch where error.code == .tampered {
+            // Nothing kept is relied on past a failed check, not even by a prepared set.
+            manifestCheck.verified.removeAll()
+            throw error
+        }
+    }
+
+    private func verifyManifest(bucket: Int?, force: Bool) throws(VaultError) {
+        // Everything below is checked in one snapshot (a write transaction's, if in one).
+        try store.readTransaction { () throws(VaultError) in
+            if force || !manifestCheck.holdsWriteLock {
+                try store.pinSnapshot()
+                let version = store.snapshotVersion
+                if force {
+                    manifestCheck.resetAll(dataVersion: version)
+                } else if version != manifestCheck.dataVersion {
+                    manifestCheck.reset(dataVersion: version)
+                }
+            }
+            if manifestCheck.covers(bucket: bucket) { return }
+            // One bucket, on a storage that commits prepared sets: its rows are kept.
+            var kept: VerifiedBuckets.Bucket?
+            // (A bucket already kept is read again whatever the room: the rows replace its own.)
+            if let bucket, store.commitsPreparedSets, manifestCheck.verified.hasRoom || manifestCheck.verified.bucket(bucket) != nil {
+                kept = try Self.computeDigest(store: store, keys: keys, bucket: bucket)
+            }
+            let computed = if let kept { [kept.digest] } else { try Self.computeDigests(store: store, keys: keys, bucket: bucket) }
+            let pending = manifestChanges
+            if let bucket, manifestCheck.rootVerified {
+                // The root was verified in this same data version: one bucket row will do.
+                let expected = try storedDigest(bucket: bucket) + pending.delta(bucket)
+                guard computed[0] == expected else { throw Self.rowsChanged }
+            } else {
+                let (stored, state) = try verifiedStoredBuckets()
+                try noteVerifiedState(state)
+                manifestCheck.rootVerified = true
+                let buckets = bucket.map { [$0] } ?? Array(0..<Manifest.bucketCount)
+                for (index, bucket) in buckets.enumerated() where computed[index] != stored[bucket] + pending.delta(bucket) {
+                    throw Self.rowsChanged
+                }
+            }
+            if let bucket { manifestCheck.verifiedBuckets[bucket] = true } else { manifestCheck.allBucketsVerified = true }
+            if let bucket, let kept { manifestCheck.verified.keep(bucket, kept) }
+        }
+    }
+
+    /// ``ensureManifestVerified(bucket:force:)`` for calls outside a write transaction:
+    /// a re-key by another process changes the manifest key, so a failure is first
+    /// taken as a sign of one, followed, and the check made again.
+    mutating func verifyManifestFollowingRekey(bucket: Int?, force: Bool = false) throws(VaultError) {
+        do {
+            try ensureManifestVerified(bucket: bucket, force: force)
+        } catch let error where error.code == .tampered {
+            guard try refreshKeysIfRekeyed() else { throw error }
+            try ensureManifestVerified(bucket: bucket, force: force)
+        }
+    }
+
+    private static let rowsChanged = VaultError.tampered(reason: .rowsChanged)
+
+    /// The stored digest of every bucket (zero where none), checked against the root.
+    private func verifiedStoredBuckets() throws(VaultError) -> ([ManifestDigest], (generation: UInt64, root: ManifestDigest)) {
+        let (root, header, generation) = try verifiedStoredRoot()
+        var digests = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
+        var computedRoot = ManifestDigest.zero
+        try store.forEachManifestBucket { (bucket, bytes) throws(VaultError) in
+            guard (0..<Int64(Manifest.bucketCount)).contains(bucket), let digest = ManifestDigest(bytes: bytes), !digest.isZero else {
+                throw .tampered(reason: .invalidManifestBucket)
+            }
+            digests[Int(bucket)] = digest
+            computedRoot += manifestCheck.bucketTerm(Int(bucket), digest: digest, keys: keys)
+        }
+        guard computedRoot == root else { throw .tampered(reason: .manifestBucketsMismatch) }
+        if store.commitsPreparedSets {
+            let tag = keys.manifestRootTag(root, header: header, generation: generation)
+            manifestCheck.verified.root = .init(root: root, header: header, generation: generation, tag: tag)
+        }
+        return (digests, (generation, root))
+    }
+
+    /// The header's manifest root, after checking its tag over the header and generation
+    /// as stored now; also that header and generation.
+    func verifiedStoredRoot() throws(VaultError) -> (root: ManifestDigest, header: VaultHeader, generation: UInt64) {
+        let header = try store.readHeader()
+        guard header.formatVersion == VaultHeader.currentFormatVersion else {
+            throw .tampered(reason: .formatVersionChangedWhileOpen)
+        }
+        let (rootBytes, tagBytes) = try store.readManifestRoot()
+        guard let rootBytes, let tagBytes else { throw .tampered(reason: .manifestRootMissing) }
+        let root = rootBytes.withUnsafeBytes { ManifestDigest(bytes: $0) }
+        guard let root, tagBytes.count == 32 else { throw .tampered(reason: .invalidManifestRoot) }
+        let generation = try store.readGeneration()
+        let valid = keys.manifestRootTag(root, header: header, generation: generation).withLittleEndianBytes { expected in
+            tagBytes.withUnsafeBytes { Sodium.constantTimeEqual(expected, $0) }
+        }
+        guard valid else { throw .tampered(reason: .headerFailedAuthentication) }
+        return (root, header, generation)
+    }
+
+    func storedDigest(bucket: Int) throws(VaultError) -> ManifestDigest {
+        guard let bytes = try store.manifestDigest(bucket: bucket) else { return .zero }
+        guard let digest = bytes.withUnsafeBytes({ ManifestDigest(bytes: $0) }) else {
+            throw .tampered(reason: .invalidManifestBucket)
+        }
+        return digest
+    }
+
+    /// ``computeDigests(store:keys:bucket:combine:)`` for one bucket, read whole: its digest,
+    /// and its rows by lookup id (what ``VerifiedBuckets`` keeps).
+    static func computeDigest(store: VaultStore, keys: KeyHierarchy, bucket: Int) throws(VaultError) -> VerifiedBuckets.Bucket {
+        var scan = OrderedRowScan()
+        var kept = VerifiedBuckets.Bucket(digest: .zero, rows: [:])
+        try store.forEachRow(in: Manifest.bounds(of: bucket)) { (row) throws(VaultError) in
+            kept.digest += try scan.term(of: row, keys: keys)
+            kept.rows[row.lookupID] = row
+        }
+        return kept
+    }
+
+    /// The digests computed from the rows: of one bucket (one element), or of all
+    /// buckets (`bucket == nil`, one scan in lookup id order).
+    ///
+    /// The scan is in lookup id order, each row checked by ``OrderedRowScan`` (a lookup id
+    /// stored twice is refused).
+    static func computeDigests(
+        store: VaultStore, keys: KeyHierarchy, bucket: Int?,
+        combine: (inout ManifestDigest, ManifestDigest) -> Void = { $0 += $1 }
+    ) throws(VaultError) -> [ManifestDigest] {
+        let bounds = bucket.map { Manifest.bounds(of: $0) }
+        var digests = [ManifestDigest](repeating: .zero, count: bucket == nil ? Manifest.bucketCount : 1)
+        var scan = OrderedRowScan()
+        try store.forEachRowIdentity(in: bounds) { (lookupID, serviceTag, nonce) throws(VaultError) in
+            let term = try scan.term(lookupID, serviceTag, nonce, keys: keys)
+            combine(&digests[bucket == nil ? Manifest.bucket(of: lookupID) : 0], term)
+        }
+        return digests
+    }
+
+    /// The stored header and generation, read under the same check as the root: what a
+    /// re-key builds its header on and continues the generation from.
+    func verifiedHeaderAndGeneration() throws(VaultError) -> (header: VaultHeader, generation: UInt64) {
+        let (_, header, generation) = try verifiedStoredRoot()
+        return (header, generation)
+    }
+
+    /// The stored root and generation, and the vault id, verified: what a rollback guard compares.
+    func verifiedState() throws(VaultError) -> (vaultID: [UInt8], generation: UInt64, root: ManifestDigest) {
+        let (root, header, generation) = try store.readTransaction { () throws(VaultError) in try verifiedStoredRoot() }
+        return (header.vaultID, generation, root)
+    }
+}

@@ -1,0 +1,158 @@
+/// Reading items: a row found by name or by scan, its record opened and checked to
+/// belong there, under a verified manifest.
+extension UnlockedVault {
+    /// The names a row was looked up by: its lookup id is their keyed hash.
+    typealias Names = (service: String, account: String)
+
+    /// Opens the record stored in `row`'s place and checks it belongs there.
+    ///
+    /// - Parameter expected: the names the row was found by, when the caller looked it up
+    ///   by name; `nil` for rows read by scanning.
+    /// - Returns: the attributes and the decrypted record, for callers that need the secret.
+    func openRecord(lookupID: [UInt8], expected: Names?, nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
+        try Self.openRecord(keys: keys, lookupID: lookupID, expected: expected, nonce: nonce, sealed: sealed)
+    }
+
+    /// ``openRecord(lookupID:expected:nonce:sealed:)`` with explicit keys, so the Benchmarks package
+    /// can time exactly this code without a database (see `BenchmarkSupport.swift`).
+    static func openRecord(keys: KeyHierarchy, lookupID: [UInt8], expected: Names?, nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
+        guard let plaintext = SecretBox.open(sealed: sealed, nonce: nonce, key: keys.sealingKey) else {
+            throw .tampered(reason: .itemFailedAuthentication)
+        }
+        let (item, secretRange) = try plaintext.withBytes { (bytes) throws(VaultError) in try ItemRecord.decode(bytes) }
+        // Binding (docs/FORMAT.md section 5): a valid record moved to another row is still rejected.
+        // A row found by name has lookupID = H(expected names), so the record belongs
+        // there exactly when it holds those names, byte for byte (not Swift's Unicode
+        // equivalence, under which different bytes, and so different rows, compare
+        // equal). That saves re-hashing on every read; a scanned row has no expected
+        // names, so its lookup id is recomputed from the record's.
+        let belongs = if let expected {
+            ItemRecord.sameUTF8(item.service, expected.service) && ItemRecord.sameUTF8(item.account, expected.account)
+        } else {
+            keys.isLookupID(lookupID, service: item.service, account: item.account)
+        }
+        guard belongs else {
+            throw .tampered(reason: .recordNotOfRow)
+        }
+        return (item, plaintext, secretRange)
+    }
+
+    /// Opens the record of a row read by ``VaultStorage/forEachRow(serviceTag:_:)``.
+    func openRecord(_ row: StoredRow) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
+        let result = row.nonce.withUnsafeBytes { nonce in
+            row.sealed.withUnsafeBytes { sealed in
+                Result { () throws(VaultError) in try openRecord(lookupID: row.lookupID, expected: nil, nonce: nonce, sealed: sealed) }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads one item, following a re-key by another process once if authentication fails.
+    ///
+    /// When this process has verified the item's manifest bucket, the read is one
+    /// statement, accepted if it read the verified snapshot version (no other connection
+    /// committed since). Otherwise the bucket is verified and the item read in one
+    /// read transaction.
+    mutating func read<Result>(
+        service: String, account: String,
+        _ body: (VaultItem, SecureBuffer, Range<Int>) throws(VaultError) -> Result
+    ) throws(VaultError) -> Result {
+        try Self.validate(service: service, account: account)
+        // A re-key by another process changes every lookup id, so a read that meets one
+        // (as a missing or unauthenticated row, or a manifest under other keys) looks
+        // again under the new keys, once.
+        var followedRekey = false
+        while true {
+            let lookupID = keys.lookupID(service: service, account: account)
+            let bucket = Manifest.bucket(of: lookupID)
+            do throws(VaultError) {
+                var lookup = Lookup<Result>.unverified
+                if manifestCheck.covers(bucket: bucket) {
+                    lookup = try readRow(lookupID, service: service, account: account, onlyIfVerified: true, body)
+                }
+                if case .unverified = lookup {
+                    lookup = try store.readTransaction { () throws(VaultError) in
+                        try ensureManifestVerified(bucket: bucket)
+                        return try readRow(lookupID, service: service, account: account, onlyIfVerified: false, body)
+                    }
+                }
+                if case .found(let result) = lookup { return result }
+                if !followedRekey, try refreshKeysIfRekeyed() { followedRekey = true; continue }
+                throw .itemNotFound
+            } catch let error where error.code == .tampered {
+                if !followedRekey, try refreshKeysIfRekeyed() { followedRekey = true; continue }
+                throw error
+            }
+        }
+    }
+
+    private enum Lookup<Value> {
+        case found(Value)
+        case missing
+        /// Read from a snapshot other than the verified one: not to be trusted.
+        case unverified
+    }
+
+    /// One statement's read of one row, then its record opened and handed to `body`.
+    private func readRow<Result>(
+        _ lookupID: [UInt8], service: String, account: String, onlyIfVerified: Bool,
+        _ body: (VaultItem, SecureBuffer, Range<Int>) throws(VaultError) -> Result
+    ) throws(VaultError) -> Lookup<Result> {
+        let found = try store.withSealedItem(lookupID: lookupID) { (_, nonce, sealed) throws(VaultError) -> Lookup<Result> in
+            if onlyIfVerified, store.snapshotVersion != manifestCheck.dataVersion { return .unverified }
+            let (item, plaintext, range) = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed)
+            return .found(try body(item, plaintext, range))
+        }
+        if let found { return found }
+        // No row: the statement has finished, and the version still names its snapshot.
+        return onlyIfVerified && store.snapshotVersion != manifestCheck.dataVersion ? .unverified : .missing
+    }
+
+    /// Attributes of every item, or every item of one service, sorted by service then account.
+    ///
+    /// The whole manifest is verified, not only the buckets of the rows found: a row
+    /// deleted, or given another service tag, would not be found at all. Rows and manifest
+    /// are read in one snapshot, the rows first, so a storage that pipelines (PostgreSQL)
+    /// sends them with the snapshot it verifies; a record that fails to open is reported
+    /// only once the manifest has been checked, as when the check came first.
+    mutating func list(service: String?) throws(VaultError) -> [VaultItem] {
+        if let service { try Self.validate(service: service) }
+        var followedRekey = false
+        var items: [VaultItem] = []
+        while true {
+            let tag = service.map { keys.serviceTag(service: $0) }
+            items.removeAll()
+            var unopened: VaultError?
+            // A check that fails may mean another process re-keyed the vault: followed once
+            // (as verifyManifestFollowingRekey does), then the rows are read again under the new keys.
+            let rekeyed = try store.readTransaction { () throws(VaultError) -> Bool in
+                try store.forEachRow(serviceTag: tag) { (row) throws(VaultError) in
+                    guard unopened == nil else { return }
+                    do throws(VaultError) {
+                        let (item, _, _) = try openRecord(row)
+                        guard keys.isServiceTag(row.serviceTag, service: item.service) else {
+                            throw VaultError.tampered(reason: .recordNotOfService)
+                        }
+                        items.append(item)
+                    } catch {
+                        unopened = error
+                    }
+                }
+                do throws(VaultError) {
+                    try ensureManifestVerified(bucket: nil)
+                } catch {
+                    guard error.code == .tampered, !followedRekey, try refreshKeysIfRekeyed() else { throw error }
+                    return true
+                }
+                return false
+            }
+            if let unopened, !rekeyed { throw unopened }
+            if !rekeyed { break }
+            followedRekey = true
+        }
+        // By UTF-8 bytes, as docs/CLI.md promises: Swift's String order treats canonically
+        // equivalent spellings (NFC and NFD) as equal, which are different items here.
+        let order = ItemRecord.bytewiseOrder(of: items)
+        return order.map { items[$0] }
+    }
+}

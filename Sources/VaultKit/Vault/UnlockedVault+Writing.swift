@@ -1,0 +1,146 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Writing items: adding, updating, setting and deleting rows, each change recorded for
+/// the manifest. Call inside a write transaction, after `refreshKeysIfRekeyed`.
+extension UnlockedVault {
+    enum WriteMode {
+        case add, update, set
+    }
+
+    /// Adds or updates one item; `label` and `generic` of `nil` keep the stored values.
+    func write(
+        _ mode: WriteMode, secret: SecretBytes,
+        service: String, account: String, label: String?, generic: Data?
+    ) throws(VaultError) {
+        try Self.validateWrite(secret: secret, service: service, account: account, generic: generic)
+        let lookupID = keys.lookupID(service: service, account: account)
+        let serviceTag = keys.serviceTag(service: service)
+        // An add or update must see the sets gathered before it.
+        if mode != .set { try flushPendingInserts() }
+        // A write builds on what is stored, so it refuses to build on tampered rows.
+        try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
+        // A new item (the common case of add, set and bulk imports) is one insert; only an
+        // existing item is read first, to keep its creation date and unchanged attributes.
+        if mode != .update {
+            let sealed = sealedAsNew(secret, service: service, account: account, label: label, generic: generic,
+                                     lookupID: lookupID, serviceTag: serviceTag)
+            let gather = store.insertGatherLimit
+            if mode == .set, gather > 1 {
+                // A second set of the same item must build on the first.
+                if pendingInserts.contains(lookupID: sealed.lookupID) { try flushPendingInserts() }
+                pendingInserts.append(.init(sealed: sealed, secret: secret, service: service, account: account, label: label, generic: generic))
+                if pendingInserts.entries.count >= gather { try flushPendingInserts() }
+                return
+            }
+            if try insertIfAbsent(sealed) {
+                recordManifestAddition(sealed)
+                return
+            }
+            if mode == .add { throw .duplicateItem }
+        }
+        // The replaced row's identity, to take its term out of the manifest.
+        let existing = try store.withSealedItem(lookupID: lookupID) { (storedTag, nonce, sealed) throws(VaultError) in
+            let item = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed).0
+            return StoredItem(item: item, serviceTag: Array(storedTag), nonce: Array(nonce))
+        }
+        try replace(mode, existing: existing, secret: secret, service: service, account: account, label: label, generic: generic,
+                    lookupID: lookupID, serviceTag: serviceTag)
+    }
+
+    /// A stored item's attributes and the identity of its row.
+    struct StoredItem {
+        let item: VaultItem
+        let serviceTag: [UInt8]
+        let nonce: [UInt8]
+    }
+
+    /// Writes an item's row over `existing` (`nil`: none stored), keeping its creation date
+    /// and the attributes given as `nil`, and records both rows in the manifest.
+    private func replace(
+        _ mode: WriteMode, existing: StoredItem?, secret: SecretBytes,
+        service: String, account: String, label: String?, generic: Data?, lookupID: [UInt8], serviceTag: [UInt8]
+    ) throws(VaultError) {
+        switch (mode, existing) {
+        case (.add, .some): throw .duplicateItem
+        case (.update, .none): throw .itemNotFound
+        default: break
+        }
+        let now = Date()
+        let item = VaultItem(
+            service: service, account: account,
+            label: label ?? existing?.item.label, generic: generic ?? existing?.item.generic,
+            created: existing?.item.created ?? now, modified: now
+        )
+        let sealed = seal(item, secret: secret, lookupID: lookupID, serviceTag: serviceTag)
+        try upsert(sealed)
+        // Recorded only once the row is replaced: a batch may catch an error and go on.
+        if let existing {
+            try recordManifestRemoval(lookupID: lookupID, serviceTag: existing.serviceTag, nonce: existing.nonce)
+        }
+        recordManifestAddition(sealed)
+    }
+
+    /// Inserts the gathered `set`s in one storage call, then writes again over each item
+    /// found in place. A failure keeps the transaction from committing
+    /// (``PendingInserts/failure``), even if the caller catches it and goes on.
+    func flushPendingInserts() throws(VaultError) {
+        let entries = pendingInserts.take()
+        guard !entries.isEmpty else { return }
+        do throws(VaultError) {
+            let found = try store.insertAllIfAbsent(entries.map(\.sealed.row))
+            guard found.count == entries.count else { throw VaultError.corrupted(reason: .unexpectedStorageError) }
+            for (entry, row) in zip(entries, found) {
+                guard let row else {
+                    recordManifestAddition(entry.sealed)
+                    continue
+                }
+                // The row in this item's place, and its record bound to that place.
+                guard row.lookupID == entry.sealed.lookupID else { throw VaultError.corrupted(reason: .unexpectedStorageError) }
+                let item = try openRecord(row).0
+                try replace(.set, existing: StoredItem(item: item, serviceTag: row.serviceTag, nonce: row.nonce), secret: entry.secret,
+                            service: entry.service, account: entry.account, label: entry.label, generic: entry.generic,
+                            lookupID: entry.sealed.lookupID, serviceTag: entry.sealed.serviceTag)
+            }
+        } catch {
+            pendingInserts.failure = error
+            throw error
+        }
+    }
+
+    /// Inserts the row of a sealed item unless its lookup id exists; returns whether it did.
+    func insertIfAbsent(_ item: SealedItem) throws(VaultError) -> Bool {
+        try item.nonce.withUnsafeBytes { (nonce) throws(VaultError) in
+            try store.insertIfAbsent(lookupID: item.lookupID, serviceTag: item.serviceTag, nonce: nonce, sealed: item.sealed)
+        }
+    }
+
+    /// Inserts or replaces the row of a sealed item.
+    func upsert(_ item: SealedItem) throws(VaultError) {
+        try item.nonce.withUnsafeBytes { (nonce) throws(VaultError) in
+            try store.upsert(lookupID: item.lookupID, serviceTag: item.serviceTag, nonce: nonce, sealed: item.sealed)
+        }
+    }
+
+    func delete(service: String, account: String) throws(VaultError) -> Bool {
+        try Self.validate(service: service, account: account)
+        let lookupID = keys.lookupID(service: service, account: account)
+        try flushPendingInserts()
+        try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
+        guard let deleted = try store.delete(lookupID: lookupID) else { return false }
+        try recordManifestRemoval(lookupID: lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
+        return true
+    }
+
+    func deleteAll(service: String) throws(VaultError) -> Int {
+        try Self.validate(service: service)
+        try flushPendingInserts()
+        try ensureManifestVerified(bucket: nil)
+        return try store.deleteAll(serviceTag: keys.serviceTag(service: service)) { (lookupID, serviceTag, nonce) throws(VaultError) in
+            try recordManifestRemoval(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
+        }
+    }
+}
