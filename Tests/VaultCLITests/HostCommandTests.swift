@@ -97,6 +97,27 @@ import Glibc
         #expect(both.status == 2)
     }
 
+    /// A host key and its pins mounted as Kubernetes mounts secrets (`b.key ->
+    /// ..data/b.key`): followed, and checked at the files they reach.
+    @Test func aHostKeyAndItsPinsBehindLinksAreCheckedAtTheirTargets() throws {
+        let cli = CLI()
+        try cli.initVault()
+        let mount = cli.directory + "/mount"
+        #expect(mkdir(mount, 0o700) == 0 && mkdir(mount + "/..2026_11_28", 0o700) == 0)
+        #expect(symlink("..2026_11_28", mount + "/..data") == 0)
+        let target = mount + "/..2026_11_28/b.key"
+        let keygen = try cli.run(["host", "keygen", "--out", target], vault: false)
+        let fingerprint = try cli.run(["host", "add", "b", keygen.stdout]).stdout.trimmingCharacters(in: .newlines)
+        #expect(try cli.run(["host", "pin", "--host-key", target, fingerprint], vault: false).status == 0)
+        let key = mount + "/b.key"
+        #expect(symlink("..data/b.key", key) == 0 && symlink("..data/b.key.pin", key + ".pin") == 0)
+        let opened = try cli.run(["list", "--host-key", key], unset: ["VAULT_PASSPHRASE"])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        chmod(target + ".pin", 0o644)
+        let openPin = try cli.run(["list", "--host-key", key], unset: ["VAULT_PASSPHRASE"])
+        #expect(openPin.stderr.contains("refusing the pin file"), "\(openPin.stderr)")
+    }
+
     @Test func theAgentIsNotHandedAHostKeyItCannotUse() throws {
         let cli = CLI()
         try cli.initVault()
