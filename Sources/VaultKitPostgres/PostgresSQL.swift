@@ -128,6 +128,12 @@ enum PostgresSQL {
     /// Rows without their sealed records, with their `xmin`; callers add a range and the order.
     static let rowIdentities = "SELECT lookup_id, service_tag, nonce, xmin::text FROM vaultkit_items WHERE vault = $1"
 
+    /// Conditions and the order appended to ``wholeRows`` or ``rowIdentities``.
+    static let ofService = " AND service_tag = $2"
+    static let fromLookupID = " AND lookup_id >= $2"
+    static let belowLookupID = " AND lookup_id < $3"
+    static let inLookupIDOrder = " ORDER BY lookup_id"
+
     /// One row, read again: ``PostgresVaultStorage/rowInPlace(of:inserted:found:)``.
     static let itemRow = "SELECT service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2"
 

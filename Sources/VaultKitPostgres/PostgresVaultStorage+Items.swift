@@ -36,7 +36,7 @@ extension PostgresVaultStorage {
 
     package func forEachRow<BodyError: Error>(serviceTag: [UInt8]?, _ body: (StoredRow) throws(BodyError) -> Void) throws(StorageFailure<BodyError>) {
         let (sql, parameters): (String, [PostgresConnection.Parameter]) = if let serviceTag {
-            (PostgresSQL.wholeRows + " AND service_tag = $2", [.text(vault), .bytes(serviceTag)])
+            (PostgresSQL.wholeRows + PostgresSQL.ofService, [.text(vault), .bytes(serviceTag)])
         } else {
             (PostgresSQL.wholeRows, [.text(vault)])
         }
@@ -96,14 +96,14 @@ extension PostgresVaultStorage {
         var sql = select
         var parameters: [PostgresConnection.Parameter] = [.text(vault)]
         if let range {
-            sql += " AND lookup_id >= $2"
+            sql += PostgresSQL.fromLookupID
             parameters.append(.bytes(range.lower))
             if let upper = range.upper {
-                sql += " AND lookup_id < $3"
+                sql += PostgresSQL.belowLookupID
                 parameters.append(.bytes(upper))
             }
         }
-        return (sql + " ORDER BY lookup_id", parameters)
+        return (sql + PostgresSQL.inLookupIDOrder, parameters)
     }
 
     package func upsert(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(StorageError) {
