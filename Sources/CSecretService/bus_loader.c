@@ -60,6 +60,7 @@ FORWARD_WITH(,int, vkbus_message_new_signal, sd_bus_message_new_signal, (sd_bus 
 FORWARD_WITH(,int, vkbus_message_new_method_call, sd_bus_message_new_method_call, (sd_bus *bus, sd_bus_message **m, const char *destination, const char *path, const char *interface, const char *member), (bus, m, destination, path, interface, member), -ENOSYS)
 // sd-bus before 245 has no sensitive flag: such a message is then freed uncleared.
 FORWARD_WITH(,int, vkbus_message_sensitive, sd_bus_message_sensitive, (sd_bus_message *m), (m), 0)
+FORWARD_WITH(,int, vkbus_message_set_destination, sd_bus_message_set_destination, (sd_bus_message *m, const char *destination), (m, destination), -ENOSYS)
 FORWARD_WITH(,sd_bus_message *, vkbus_message_unref, sd_bus_message_unref, (sd_bus_message *m), (m), NULL)
 FORWARD_WITH(static,int, real_get_type, sd_bus_message_get_type, (sd_bus_message *m, uint8_t *type), (m, type), -ENOSYS)
 FORWARD_WITH(,const char *, vkbus_message_get_path, sd_bus_message_get_path, (sd_bus_message *m), (m), NULL)

@@ -87,11 +87,13 @@ extension SecretServiceProvider {
         }
     }
 
-    /// Queues Completed(dismissed, unlocked objects) and forgets the prompt.
+    /// Queues Completed(dismissed, unlocked objects) and forgets the prompt. The signal
+    /// goes to the prompt's client, as GNOME Keyring sends it: SecretStorage waits for it
+    /// without asking the bus for it (no match rule).
     private func complete(_ id: Int, dismissed: Bool) {
         guard let prompt = prompts.removeValue(forKey: id) else { return }
         let objects = dismissed ? [] : prompt.objects
-        pendingSignals.append(BusSignal(path: ObjectPaths.prompt(id), interface: Self.promptInterface, member: "Completed") { writer throws(BusError) in
+        pendingSignals.append(BusSignal(path: ObjectPaths.prompt(id), interface: Self.promptInterface, member: "Completed", destination: prompt.owner) { writer throws(BusError) in
             try writer.bool(dismissed)
             try writer.open("v", "ao")
             try writer.objectPaths(objects)

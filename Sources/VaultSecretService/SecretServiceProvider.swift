@@ -135,6 +135,10 @@ package final class SecretServiceProvider {
         for signal in signals {
             var message: OpaquePointer?
             guard vkbus_message_new_signal(bus, &message, signal.path, signal.interface, signal.member) >= 0, let message else { continue }
+            if let destination = signal.destination, vkbus_message_set_destination(message, destination) < 0 {
+                _ = vkbus_message_unref(message)
+                continue
+            }
             if (try? signal.arguments(BusWriter(message: message))) != nil { _ = vkbus_send(bus, message) }
             _ = vkbus_message_unref(message)
         }
@@ -182,11 +186,13 @@ package final class SecretServiceProvider {
     }
 }
 
-/// A signal to send: where from, and its arguments.
+/// A signal to send: where from, to whom (nil: to every client that asked for it), and
+/// its arguments.
 struct BusSignal {
     let path: String
     let interface: String
     let member: String
+    var destination: String? = nil
     let arguments: (BusWriter) throws(BusError) -> Void
 }
 

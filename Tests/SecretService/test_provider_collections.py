@@ -51,8 +51,8 @@ def test_a_created_collection_holds_its_own_items(connection):
         assert item.get_secret() == b"work-secret"
         assert [i.item_path for i in collection.get_all_items()] == [item.item_path]
         assert [i.item_path for i in collection.search_items({"service": "work.example.com"})] == [item.item_path]
-        default = secretstorage.get_default_collection(connection)
-        assert default.collection_path == VAULT
+        assert call(connection, SERVICE, "ReadAlias", "s", "default") == (VAULT,)
+        default = secretstorage.Collection(connection, VAULT)
         assert list(default.search_items({"service": "work.example.com"})) == []
         # The service searches every collection.
         assert [i.item_path for i in secretstorage.search_items(connection, {"service": "work.example.com"})] == [item.item_path]
@@ -105,7 +105,8 @@ def test_aliases(connection, raw):
         assert call(raw, alias_item, "Get", "ss", "org.freedesktop.Secret.Item", "Label") == (("s", "via alias"),)
         # default moves to the collection and back.
         call(raw, SERVICE, "SetAlias", "so", "default", collection.collection_path)
-        assert secretstorage.get_default_collection(connection).collection_path == collection.collection_path
+        assert call(raw, SERVICE, "ReadAlias", "s", "default") == (collection.collection_path,)
+        assert [i.item_path for i in secretstorage.get_default_collection(connection).get_all_items()] == [item.item_path]
         call(raw, SERVICE, "SetAlias", "so", "default", VAULT)
         assert call(raw, SERVICE, "ReadAlias", "s", "default") == (VAULT,)
         call(raw, SERVICE, "SetAlias", "so", "mine", "/")

@@ -56,7 +56,7 @@ def test_plain_secrets_do_not_stay_in_the_providers_memory():
             for _ in range(3):
                 (_, _, value, _), = call(connection, item_address, "GetSecret", "o", session)
                 assert bytes(value) == secret
-            (found,) = call(connection, SERVICE, "GetSecrets", "ao", [item], session)
+            (found,) = call(connection, SERVICE, "GetSecrets", "aoo", [item], session)
             assert bytes(found[item][2]) == secret
             # The scan itself must be able to find a secret: this process's copy.
             assert occurrences(os.getpid(), secret) > 0

@@ -204,7 +204,7 @@ def test_bad_object_paths_get_no_such_object(connection, path):
             call(connection, DBusAddress(path, "org.freedesktop.secrets", interface), method, signature, *body)
         assert refused.value.name == "org.freedesktop.Secret.Error.NoSuchObject", (path, method)
     session = open_plain_session(connection)
-    assert call(connection, SERVICE, "GetSecrets", "ao", [path], session) == ({},)
+    assert call(connection, SERVICE, "GetSecrets", "aoo", [path], session) == ({},)
     assert call(connection, SERVICE, "Lock", "ao", [path]) == ([], "/")
     assert call(connection, SERVICE, "Unlock", "ao", [path]) == ([], "/")
     assert still_serving(connection)
@@ -221,7 +221,7 @@ def test_unknown_sessions_get_no_session(connection):
                     call(connection, item_address, method, signature, *body)
                 assert refused.value.name == "org.freedesktop.Secret.Error.NoSession", (unknown, method)
             with pytest.raises(DBusErrorResponse) as refused:
-                call(connection, SERVICE, "GetSecrets", "ao", [item], unknown)
+                call(connection, SERVICE, "GetSecrets", "aoo", [item], unknown)
             assert refused.value.name == "org.freedesktop.Secret.Error.NoSession"
             with pytest.raises(DBusErrorResponse) as refused:
                 create_item(connection, unknown, {"application": "vault-security-test", "case": "unknown-session-create"})

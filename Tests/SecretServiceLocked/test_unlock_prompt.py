@@ -44,7 +44,7 @@ class Provider:
         work = self.work.name
         os.mkdir(f"{work}/runtime", 0o700)
         os.mkdir(f"{work}/state", 0o700)
-        with open(f"{work}/passphrase", "wb") as file:
+        with open(os.open(f"{work}/passphrase", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as file:
             file.write(PASSPHRASE + b"\n")
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_") and k != "DBUS_SESSION_BUS_ADDRESS"}
         self.env.update(VAULT_PATH=f"{work}/locked.vault", XDG_RUNTIME_DIR=f"{work}/runtime", XDG_STATE_HOME=f"{work}/state")
@@ -123,7 +123,7 @@ def lock_and_check(provider, item):
         call(connection, DBusAddress(item.item_path, "org.freedesktop.secrets", "org.freedesktop.Secret.Item"), "GetSecret", "o", session)
     assert refused.value.name == "org.freedesktop.Secret.Error.IsLocked"
     with pytest.raises(DBusErrorResponse) as refused:
-        call(connection, SERVICE, "GetSecrets", "ao", [item.item_path], session)
+        call(connection, SERVICE, "GetSecrets", "aoo", [item.item_path], session)
     assert refused.value.name == "org.freedesktop.Secret.Error.IsLocked"
     assert call(connection, SERVICE, "SearchItems", "a{ss}", {"service": "locked.example.com"}) == ([], [item.item_path])
     assert item.is_locked()

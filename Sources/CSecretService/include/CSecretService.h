@@ -46,6 +46,7 @@ int vkbus_message_new_method_return(sd_bus_message *call, sd_bus_message **m);
 int vkbus_message_new_method_error(sd_bus_message *call, sd_bus_message **m, const char *name, const char *message);
 int vkbus_message_new_signal(sd_bus *bus, sd_bus_message **m, const char *path, const char *interface, const char *member);
 int vkbus_message_new_method_call(sd_bus *bus, sd_bus_message **m, const char *destination, const char *path, const char *interface, const char *member);
+int vkbus_message_set_destination(sd_bus_message *m, const char *destination);
 sd_bus_message *vkbus_message_unref(sd_bus_message *m);
 /// Marks a message whose buffers sd-bus clears when it frees them (a reply with a secret).
 int vkbus_message_sensitive(sd_bus_message *m);
