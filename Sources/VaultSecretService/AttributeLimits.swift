@@ -8,4 +8,6 @@ package enum AttributeLimits {
     package static let bytes = 64 * 1024
     /// Bytes of a label or a content type.
     package static let label = 64 * 1024
+    /// Collections besides the vault's own (each is read on every call).
+    package static let collections = 1024
 }

@@ -60,6 +60,14 @@ enum Introspection {
           <interface name="org.freedesktop.Secret.Session"><method name="Close"/></interface>
         """
 
+    static let prompt = """
+          <interface name="org.freedesktop.Secret.Prompt">
+            <method name="Prompt"><arg name="window-id" type="s" direction="in"/></method>
+            <method name="Dismiss"/>
+            <signal name="Completed"><arg name="dismissed" type="b"/><arg name="result" type="v"/></signal>
+          </interface>
+        """
+
     static func document(_ interfaces: String, children: [String]) -> String {
         let nodes = children.map { "  <node name=\"\($0)\"/>\n" }.joined()
         return "<!DOCTYPE node PUBLIC \"-//freedesktop//DTD D-BUS Object Introspection 1.0//EN\" \"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd\">\n<node>\n\(standard)\n\(interfaces)\n\(nodes)</node>\n"

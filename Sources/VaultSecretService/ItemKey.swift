@@ -15,7 +15,7 @@ struct ItemKey: Hashable {
 struct ServedItem {
     let key: ItemKey
     let label: String
-    let metadata: ItemMetadata
+    var metadata: ItemMetadata
     let generic: Data?
     let created: Date
     let modified: Date
@@ -28,6 +28,9 @@ struct ServedItem {
         created = item.created
         modified = item.modified
     }
+
+    /// The name of the collection the item belongs to.
+    var collectionID: String { metadata.collection ?? ObjectPaths.vaultCollectionID }
 
     func matches(_ attributes: [String: String]) -> Bool {
         attributes.allSatisfy { metadata.attributes[$0.key] == $0.value }

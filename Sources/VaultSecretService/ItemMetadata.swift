@@ -9,16 +9,21 @@ import Foundation
 /// item's label.
 ///
 /// Encoding: the line `org.freedesktop.Secret.Item/1`, then a JSON object
-/// `{"attributes": {name: value}, "contentType": "text/plain"}`. A vault item whose
+/// `{"attributes": {name: value}, "collection": "name", "contentType": "text/plain"}`,
+/// `collection` only for an item outside the vault's own collection. A vault item whose
 /// generic data is not this (one written by `vault set`) shows as an item with the
 /// attributes `service` and `username` set to its names, content type `text/plain`.
 package struct ItemMetadata: Equatable, Codable, Sendable {
     package var attributes: [String: String]
     package var contentType: String
+    /// The collection the item belongs to (its name in the collection's path); nil for
+    /// the vault's own collection.
+    package var collection: String?
 
-    package init(attributes: [String: String], contentType: String) {
+    package init(attributes: [String: String], contentType: String, collection: String? = nil) {
         self.attributes = attributes
         self.contentType = contentType
+        self.collection = collection
     }
 
     static let header = Array("org.freedesktop.Secret.Item/1\n".utf8)

@@ -6,7 +6,8 @@ import Foundation
 import VaultKit
 
 /// Which object and method a call names, and the methods of the Service, Collection,
-/// Item and Session interfaces (properties: SecretServiceProvider+Properties.swift).
+/// Item and Session interfaces (properties: SecretServiceProvider+Properties.swift;
+/// prompts: SecretServiceProvider+Prompts.swift).
 extension SecretServiceProvider {
     static let serviceInterface = "org.freedesktop.Secret.Service"
     static let collectionInterface = "org.freedesktop.Secret.Collection"
@@ -14,17 +15,18 @@ extension SecretServiceProvider {
     static let sessionInterface = "org.freedesktop.Secret.Session"
 
     func object(at path: String) throws(BusError) -> ServedObject {
-        switch path {
-        case ObjectPaths.service: return .service
-        case ObjectPaths.collection, ObjectPaths.defaultAlias: return .collection
-        default:
-            if let id = ObjectPaths.itemID(in: path) {
-                _ = try item(id, path: path)
-                return .item(id)
-            }
-            if sessions[path] != nil { return .session(path) }
-            throw .noSuchObject(path)
+        if path == ObjectPaths.service { return .service }
+        if let parsed = ObjectPaths.parse(path) {
+            let contents = try contents()
+            let collection = parsed.isAlias ? collectionID(forAlias: parsed.name, in: contents) : parsed.name
+            guard let collection, collectionExists(collection, in: contents) else { throw .noSuchObject(path) }
+            guard let id = parsed.item else { return .collection(collection) }
+            guard let key = itemKeys[id], contents.items.contains(where: { $0.key == key && $0.collectionID == collection }) else { throw .noSuchObject(path) }
+            return .item(id)
         }
+        if sessions[path] != nil { return .session(path) }
+        if path.hasPrefix(ObjectPaths.promptPrefix), let id = Int(path.dropFirst(ObjectPaths.promptPrefix.count)), prompts[id] != nil { return .prompt(id) }
+        throw .noSuchObject(path)
     }
 
     func dispatch(_ call: Call) throws(BusError) {
@@ -38,9 +40,10 @@ extension SecretServiceProvider {
         case mainInterface(of: object):
             switch object {
             case .service: try serviceMethod(call)
-            case .collection: try collectionMethod(call)
+            case .collection(let id): try collectionMethod(call, id: id)
             case .item(let id): try itemMethod(call, id: id)
             case .session(let path): try sessionMethod(call, path: path)
+            case .prompt(let id): try promptMethod(call, id: id)
             }
         default:
             throw .unknownMethod(interface, call.member)
@@ -53,15 +56,17 @@ extension SecretServiceProvider {
         case .collection: Self.collectionInterface
         case .item: Self.itemInterface
         case .session: Self.sessionInterface
+        case .prompt: Self.promptInterface
         }
     }
 
     private func introspection(of object: ServedObject) throws(BusError) -> String {
         switch object {
         case .service: Introspection.document(Introspection.service, children: ["collection", "aliases", "session"])
-        case .collection: Introspection.document(Introspection.collection, children: try allItems().map { String(path(of: $0.key).split(separator: "/").last!) })
+        case .collection(let id): Introspection.document(Introspection.collection, children: try allItems().filter { $0.collectionID == id }.map { String(path(of: $0).split(separator: "/").last!) })
         case .item: Introspection.document(Introspection.item, children: [])
         case .session: Introspection.document(Introspection.session, children: [])
+        case .prompt: Introspection.document(Introspection.prompt, children: [])
         }
     }
 
@@ -101,19 +106,34 @@ extension SecretServiceProvider {
             try writer.close()
             try writer.objectPath(path)
         case "CreateCollection":
-            // The vault is the one collection: asking for another one gets it.
-            try writer.objectPath(ObjectPaths.collection)
+            var label = ""
+            guard try reader.enter("a", "{sv}") else { throw .invalidArgs("expected properties (a{sv})") }
+            while try reader.enter("e", "sv") {
+                let name = try reader.string()
+                if name == "org.freedesktop.Secret.Collection.Label", reader.variantContents() == "s" {
+                    _ = try reader.enter("v", "s")
+                    label = try reader.string()
+                    try reader.exit()
+                } else {
+                    try reader.skip("v")
+                }
+                try reader.exit()
+            }
+            try reader.exit()
+            let alias = try reader.string()
+            try writer.objectPath(try createCollection(label: label, alias: alias))
             try writer.objectPath(ObjectPaths.noObject)
         case "SearchItems":
             let found = try search(try reader.stringDictionary())
             try writer.objectPaths(locked ? [] : found)
             try writer.objectPaths(locked ? found : [])
-        case "Unlock", "Lock":
-            let objects = try reader.objectPaths()
-            let ours = objects.filter(isCollectionOrItem)
-            if !ours.isEmpty { locked = call.member == "Lock" }
-            try writer.objectPaths(ours)
+        case "Lock":
+            try writer.objectPaths(try lock(try reader.objectPaths().filter(isCollectionOrItem)))
             try writer.objectPath(ObjectPaths.noObject)
+        case "Unlock":
+            let (unlocked, prompt) = try unlock(try reader.objectPaths().filter(isCollectionOrItem), for: call.sender)
+            try writer.objectPaths(unlocked)
+            try writer.objectPath(prompt)
         case "GetSecrets":
             let paths = try reader.objectPaths()
             let sessionPath = try reader.objectPath()
@@ -122,7 +142,7 @@ extension SecretServiceProvider {
             let items = try allItems()
             try writer.open("a", "{o(oayays)}")
             for path in paths {
-                guard let id = ObjectPaths.itemID(in: path), let key = itemKeys[id], let item = items.first(where: { $0.key == key }) else { continue }
+                guard case .item(let id)? = try? object(at: path), let key = itemKeys[id], let item = items.first(where: { $0.key == key }) else { continue }
                 try writer.open("e", "o(oayays)")
                 try writer.objectPath(path)
                 try writeSecret(try secret(of: item), contentType: item.metadata.contentType, sessionPath: sessionPath, for: call.sender, to: writer)
@@ -130,12 +150,11 @@ extension SecretServiceProvider {
             }
             try writer.close()
         case "ReadAlias":
-            try writer.objectPath(try reader.string() == "default" ? ObjectPaths.collection : ObjectPaths.noObject)
+            let name = try reader.string()
+            try writer.objectPath(collectionID(forAlias: name, in: try contents()).map { ObjectPaths.collection($0) } ?? ObjectPaths.noObject)
         case "SetAlias":
             let name = try reader.string(), target = try reader.objectPath()
-            guard name == "default", target == ObjectPaths.collection || target == ObjectPaths.defaultAlias else {
-                throw .notSupported("the only alias is default, of the vault's collection")
-            }
+            try setAlias(name, to: target)
         default:
             throw .unknownMethod(Self.serviceInterface, call.member)
         }
@@ -151,11 +170,11 @@ extension SecretServiceProvider {
 
     // MARK: Collection
 
-    private func collectionMethod(_ call: Call) throws(BusError) {
+    private func collectionMethod(_ call: Call, id collectionID: String) throws(BusError) {
         let reader = call.reader, writer = call.writer
         switch call.member {
         case "SearchItems":
-            try writer.objectPaths(try search(try reader.stringDictionary()))
+            try writer.objectPaths(try search(try reader.stringDictionary(), in: collectionID))
         case "CreateItem":
             var label = "", attributes: [String: String] = [:]
             guard try reader.enter("a", "{sv}") else { throw .invalidArgs("expected properties (a{sv})") }
@@ -182,7 +201,7 @@ extension SecretServiceProvider {
             guard !locked else { throw .isLocked }
             let items = try allItems()
             let key: ItemKey
-            let replaced = replace ? items.first(where: { $0.metadata.attributes == attributes }) : nil
+            let replaced = replace ? items.first(where: { $0.collectionID == collectionID && $0.metadata.attributes == attributes }) : nil
             if let replaced {
                 key = replaced.key
             } else {
@@ -190,13 +209,15 @@ extension SecretServiceProvider {
                 let names = ItemNames.unused(for: attributes) { taken.contains(ItemKey(service: $0, account: $1)) }
                 key = ItemKey(service: names.service, account: names.account)
             }
-            try write(secret, key: key, label: label, metadata: ItemMetadata(attributes: attributes, contentType: contentType))
-            let path = path(of: key)
+            let metadata = ItemMetadata(attributes: attributes, contentType: contentType, collection: collectionID == ObjectPaths.vaultCollectionID ? nil : collectionID)
+            try write(secret, key: key, label: label, metadata: metadata)
+            let path = path(of: key, in: collectionID)
             emit(replaced == nil ? "ItemCreated" : "ItemChanged", item: path)
             try writer.objectPath(path)
             try writer.objectPath(ObjectPaths.noObject)
         case "Delete":
-            throw .notSupported("the vault's collection cannot be deleted through the Secret Service")
+            try deleteCollection(collectionID)
+            try writer.objectPath(ObjectPaths.noObject)
         default:
             throw .unknownMethod(Self.collectionInterface, call.member)
         }
@@ -206,7 +227,7 @@ extension SecretServiceProvider {
 
     private func itemMethod(_ call: Call, id: Int) throws(BusError) {
         let item = try item(id, path: call.path)
-        let itemPath = path(of: item.key)
+        let itemPath = path(of: item)
         switch call.member {
         case "GetSecret":
             let sessionPath = try call.reader.objectPath()

@@ -3,27 +3,55 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CSecretService
 import VaultKit
+
+/// What the vault holds, as the Secret Service shows it: the items, and the records of
+/// the collections other than the vault's own (CollectionRecord.swift).
+struct Contents {
+    var items: [ServedItem]
+    var records: [String: CollectionRecord]
+}
 
 /// The vault's items as Secret Service objects: their numbers (stable while the provider
 /// runs), reading and writing them through the store.
 extension SecretServiceProvider {
-    /// Every item of the vault, read afresh (another `vault` command may have changed it).
-    func allItems() throws(BusError) -> [ServedItem] {
+    /// The vault's contents, read afresh (another `vault` command may have changed it);
+    /// while locked, as they were at the Lock. An item of a collection that is gone shows
+    /// in the vault's own collection.
+    func contents() throws(BusError) -> Contents {
+        if locked { return lockedContents ?? Contents(items: [], records: [:]) }
+        let stored: [VaultItem]
         do {
-            return try store.items().map(ServedItem.init)
+            stored = try store.items()
         } catch {
             throw .failed("could not read the vault: \(error)")
         }
+        var contents = Contents(items: [], records: [:])
+        for item in stored where item.service == CollectionRecord.service {
+            if let record = CollectionRecord(item) { contents.records[record.id] = record }
+        }
+        for item in stored where item.service != CollectionRecord.service {
+            var served = ServedItem(item)
+            if let collection = served.metadata.collection, contents.records[collection] == nil || collection == ObjectPaths.vaultCollectionID {
+                served.metadata.collection = nil
+            }
+            contents.items.append(served)
+        }
+        return contents
     }
 
-    func path(of key: ItemKey) -> String {
-        if let id = itemIDs[key] { return ObjectPaths.item(id) }
+    func allItems() throws(BusError) -> [ServedItem] { try contents().items }
+
+    func path(of item: ServedItem) -> String { path(of: item.key, in: item.collectionID) }
+
+    func path(of key: ItemKey, in collectionID: String) -> String {
+        if let id = itemIDs[key] { return ObjectPaths.item(id, in: collectionID) }
         let id = nextItemID
         nextItemID += 1
         itemIDs[key] = id
         itemKeys[id] = key
-        return ObjectPaths.item(id)
+        return ObjectPaths.item(id, in: collectionID)
     }
 
     /// The item an item path names, if it exists in the vault now.
@@ -59,9 +87,9 @@ extension SecretServiceProvider {
         }
     }
 
-    /// The paths of the items whose attributes include `attributes`.
-    func search(_ attributes: [String: String]) throws(BusError) -> [String] {
-        try allItems().filter { $0.matches(attributes) }.map { path(of: $0.key) }
+    /// The paths of the items whose attributes include `attributes`, in one collection or all.
+    func search(_ attributes: [String: String], in collectionID: String? = nil) throws(BusError) -> [String] {
+        try allItems().filter { item in collectionID.map { item.collectionID == $0 } ?? true && item.matches(attributes) }.map(path(of:))
     }
 
     /// A secret argument `(oayays)`: decoded with the caller's own session.
@@ -70,6 +98,8 @@ extension SecretServiceProvider {
         let sessionPath = try call.reader.objectPath()
         let parameters = try call.reader.bytes()
         let value = try call.reader.bytes()
+        // Copied out below; the bytes in sd-bus's read buffer are cleared either way.
+        defer { vkss_wipe_received(value.baseAddress, value.count) }
         let contentType = try call.reader.string()
         try call.reader.exit()
         guard contentType.utf8.count <= AttributeLimits.label else { throw .invalidArgs("content type longer than \(AttributeLimits.label) bytes") }

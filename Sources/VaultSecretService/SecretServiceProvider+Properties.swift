@@ -13,7 +13,7 @@ extension SecretServiceProvider {
         case .service: ["Collections"]
         case .collection: ["Items", "Label", "Locked", "Created", "Modified"]
         case .item: ["Locked", "Attributes", "Label", "Created", "Modified"]
-        case .session: []
+        case .session, .prompt: []
         }
     }
 
@@ -53,20 +53,21 @@ extension SecretServiceProvider {
         switch (object, name) {
         case (.service, "Collections"):
             try writer.open("v", "ao")
-            try writer.objectPaths([ObjectPaths.collection])
-        case (.collection, "Items"):
+            try writer.objectPaths(collectionIDs(try contents()).map { ObjectPaths.collection($0) })
+        case (.collection(let id), "Items"):
             try writer.open("v", "ao")
-            try writer.objectPaths(try allItems().map { path(of: $0.key) })
-        case (.collection, "Label"):
+            try writer.objectPaths(try allItems().filter { $0.collectionID == id }.map(path(of:)))
+        case (.collection(let id), "Label"):
             try writer.open("v", "s")
-            try writer.string(collectionLabel)
+            try writer.string(label(ofCollection: id, in: try contents()))
         case (.collection, "Locked"), (.item, "Locked"):
             try writer.open("v", "b")
             try writer.bool(locked)
-        case (.collection, "Created"):
-            return try timestamp(started)
-        case (.collection, "Modified"):
-            return try timestamp(try allItems().map(\.modified).max() ?? started)
+        case (.collection(let id), "Created"):
+            return try timestamp(try contents().records[id]?.created ?? started)
+        case (.collection(let id), "Modified"):
+            let contents = try contents()
+            return try timestamp(([contents.records[id]?.modified] + contents.items.filter { $0.collectionID == id }.map(\.modified)).compactMap { $0 }.max() ?? started)
         case (.item(let id), "Attributes"):
             try writer.open("v", "a{ss}")
             try writer.stringDictionary(try item(id, path: ObjectPaths.item(id)).metadata.attributes)
@@ -85,11 +86,11 @@ extension SecretServiceProvider {
 
     private func setProperty(_ name: String, of object: ServedObject, reader: BusReader, path: String) throws(BusError) {
         switch (object, name) {
-        case (.collection, "Label"):
+        case (.collection(let id), "Label"):
             guard reader.variantContents() == "s", try reader.enter("v", "s") else { throw .invalidArgs("Label is a string") }
             let label = try reader.string()
             guard label.utf8.count <= AttributeLimits.label else { throw .invalidArgs("label longer than \(AttributeLimits.label) bytes") }
-            collectionLabel = label
+            try setLabel(ofCollection: id, to: label)
         case (.item(let id), "Label"):
             guard reader.variantContents() == "s", try reader.enter("v", "s") else { throw .invalidArgs("Label is a string") }
             let label = try reader.string()

@@ -10,8 +10,8 @@ import Glibc
 import VaultKit
 
 /// `org.freedesktop.secrets` on a session bus, backed by a vault: the Secret Service API
-/// 0.2 (Service, the one Collection, Items, Sessions), served on the calling thread until
-/// the bus goes away.
+/// 0.2 (Service, Collections, Items, Sessions, Prompts), served on the calling thread
+/// until the bus goes away or SIGTERM or SIGINT stops it.
 ///
 /// Every call runs on that one thread, in order, so the state below needs no lock. Every
 /// caller's uid is checked against ours (the session bus is the user's own, but a bus
@@ -21,11 +21,18 @@ package final class SecretServiceProvider {
     let ownUID: uid_t
     var bus: OpaquePointer?
 
-    /// The collection's label (kept while the provider runs).
-    var collectionLabel = "Vault"
-    /// Set by Lock, cleared by Unlock: while set, no secret is handed out.
+    /// The vault collection's label until one is stored (SecretServiceProvider+Collections.swift).
+    static let vaultCollectionLabel = "Vault"
+    /// Set by Lock, cleared by Unlock: while set the store has no keys, no secret is
+    /// handed out and the collections show as they were at the Lock.
     var locked = false
+    var lockedContents: Contents?
     let started = Date()
+    /// Open prompts (SecretServiceProvider+Prompts.swift), and the terminal they ask on.
+    var prompts: [Int: PendingPrompt] = [:]
+    var nextPromptID = 1
+    var terminal: PromptTerminal?
+    var failedAttempts = 0
 
     var itemIDs: [ItemKey: Int] = [:]
     var itemKeys: [Int: ItemKey] = [:]
@@ -35,7 +42,7 @@ package final class SecretServiceProvider {
     /// The uid behind each unique bus name, asked of the bus once per name.
     var callerUIDs: [String: uid_t] = [:]
     /// Signals to send after the reply of the call that caused them.
-    var pendingSignals: [(path: String, interface: String, member: String, argument: String)] = []
+    var pendingSignals: [BusSignal] = []
 
     package init(store: any SecretServiceStore, ownUID: uid_t = getuid()) {
         self.store = store
@@ -43,14 +50,21 @@ package final class SecretServiceProvider {
     }
 
     /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`), takes the name and serves
-    /// until the bus connection ends.
+    /// until the bus connection ends (an error) or SIGTERM or SIGINT arrives (a normal
+    /// return, after releasing the name).
     package func run(ready: () -> Void = {}) throws(ProviderError) {
         guard vkbus_load() == 0 else { throw .libraryMissing }
+        let stopSignals = vkss_catch_stop_signals()
+        guard stopSignals >= 0 else { throw .bus("could not catch SIGTERM and SIGINT", stopSignals) }
         var bus: OpaquePointer?
         var result = vkbus_open_user(&bus)
         guard result >= 0, let bus else { throw .bus("could not connect to the session bus (DBUS_SESSION_BUS_ADDRESS)", result) }
         self.bus = bus
-        defer { _ = vkbus_flush_close_unref(bus); self.bus = nil }
+        defer {
+            terminal = nil
+            _ = vkbus_flush_close_unref(bus)
+            self.bus = nil
+        }
         let context = Unmanaged.passUnretained(self).toOpaque()
         result = vkbus_add_fallback(bus, "/", { message, context, _ in
             guard let message, let context else { return 0 }
@@ -70,8 +84,17 @@ package final class SecretServiceProvider {
             result = vkbus_process(bus)
             guard result >= 0 else { throw .bus("the session bus connection ended", result) }
             if result > 0 { continue }
-            result = vkbus_wait(bus, UInt64.max)
-            guard result >= 0 || result == -EINTR else { throw .bus("the session bus connection ended", result) }
+            let ready = vkss_wait(bus, stopSignals, terminal?.fd ?? -1, promptWaitLimit())
+            guard ready >= 0 else { throw .bus("the session bus connection ended", ready) }
+            if ready & VKSS_READY_STOP != 0, vkss_stop_signal_received(stopSignals) != 0 {
+                dismissAllPrompts()
+                sendPendingSignals()
+                _ = vkbus_release_name(bus, "org.freedesktop.secrets")
+                return
+            }
+            if ready & VKSS_READY_EXTRA != 0 { terminalReadable() }
+            dismissExpiredPrompts()
+            sendPendingSignals()
         }
     }
 
@@ -87,6 +110,8 @@ package final class SecretServiceProvider {
         do throws(BusError) {
             try checkCaller(sender)
             guard vkbus_message_new_method_return(message, &reply) >= 0, let reply else { throw BusError.failed("could not build the reply") }
+            // A reply may carry a secret: sd-bus clears its buffers when it frees it.
+            _ = vkbus_message_sensitive(reply)
             let call = Call(reader: BusReader(message: message), writer: BusWriter(message: reply), sender: sender, path: path, interface: interface, member: member)
             try dispatch(call)
             _ = vkbus_send(bus, reply)
@@ -103,20 +128,31 @@ package final class SecretServiceProvider {
         return 1
     }
 
-    private func sendPendingSignals() {
+    func sendPendingSignals() {
         guard let bus else { return }
         let signals = pendingSignals
         pendingSignals.removeAll()
         for signal in signals {
             var message: OpaquePointer?
             guard vkbus_message_new_signal(bus, &message, signal.path, signal.interface, signal.member) >= 0, let message else { continue }
-            if vkbus_message_append_string(message, CChar(bitPattern: UInt8(ascii: "o")), signal.argument) >= 0 { _ = vkbus_send(bus, message) }
+            if let destination = signal.destination, vkbus_message_set_destination(message, destination) < 0 {
+                _ = vkbus_message_unref(message)
+                continue
+            }
+            if (try? signal.arguments(BusWriter(message: message))) != nil { _ = vkbus_send(bus, message) }
             _ = vkbus_message_unref(message)
         }
     }
 
+    /// ItemCreated, ItemDeleted or ItemChanged on the item's collection.
     func emit(_ member: String, item: String) {
-        pendingSignals.append((ObjectPaths.collection, "org.freedesktop.Secret.Collection", member, item))
+        let collection = String(item[..<(item.lastIndex(of: "/") ?? item.endIndex)])
+        pendingSignals.append(BusSignal(path: collection, interface: Self.collectionInterface, member: member) { writer throws(BusError) in try writer.objectPath(item) })
+    }
+
+    /// CollectionCreated, CollectionDeleted or CollectionChanged on the service.
+    func emit(_ member: String, collection: String) {
+        pendingSignals.append(BusSignal(path: ObjectPaths.service, interface: Self.serviceInterface, member: member) { writer throws(BusError) in try writer.objectPath(collection) })
     }
 
     /// Refuses a caller whose uid is not ours (asked of the bus daemon, which knows each
@@ -146,7 +182,18 @@ package final class SecretServiceProvider {
         guard let name = try? reader.string(), (try? reader.string()) != nil, let newOwner = try? reader.string(), newOwner.isEmpty else { return }
         callerUIDs[name] = nil
         sessions = sessions.filter { $0.value.owner != name }
+        prompts = prompts.filter { $0.value.owner != name }
     }
+}
+
+/// A signal to send: where from, to whom (nil: to every client that asked for it), and
+/// its arguments.
+struct BusSignal {
+    let path: String
+    let interface: String
+    let member: String
+    var destination: String? = nil
+    let arguments: (BusWriter) throws(BusError) -> Void
 }
 
 /// One method call being answered.

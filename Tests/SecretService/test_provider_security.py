@@ -6,7 +6,7 @@ the provider on DBUS_SESSION_BUS_ADDRESS."""
 from contextlib import closing
 
 import pytest
-from jeepney import DBusAddress, MatchRule, new_method_call, message_bus, Properties
+from jeepney import DBusAddress, HeaderFields, MatchRule, new_method_call, message_bus, Properties
 from jeepney.io.blocking import open_dbus_connection
 from jeepney.wrappers import DBusErrorResponse
 
@@ -148,3 +148,105 @@ def test_lock_withholds_secrets_until_unlock(connection):
     finally:
         call(connection, SERVICE, "Unlock", "ao", ["/org/freedesktop/secrets/collection/vault"])
         call(connection, DBusAddress(item, "org.freedesktop.secrets", "org.freedesktop.Secret.Item"), "Delete")
+
+
+def test_a_huge_label_or_content_type_gets_an_error(connection):
+    session = open_plain_session(connection)
+    with pytest.raises(DBusErrorResponse) as refused:
+        create_item(connection, session, {"application": "vault-security-test"}, label="l" * 70000)
+    assert refused.value.name == "org.freedesktop.DBus.Error.InvalidArgs"
+    properties = {"org.freedesktop.Secret.Item.Attributes": ("a{ss}", {"application": "vault-security-test"})}
+    with pytest.raises(DBusErrorResponse) as refused:
+        call(connection, COLLECTION, "CreateItem", "a{sv}(oayays)b", properties, (session, b"", b"x", "t" * 70000), True)
+    assert refused.value.name == "org.freedesktop.DBus.Error.InvalidArgs"
+    assert still_serving(connection)
+
+
+def test_non_utf8_strings_never_reach_the_provider():
+    """D-Bus strings must be UTF-8; a message with an attribute that is not ends the sender's
+    connection at the bus, and the provider keeps serving everyone else."""
+    with closing(open_dbus_connection("SESSION")) as sender:
+        message = new_method_call(SERVICE, "SearchItems", "a{ss}", ({"name": "MARKER"},))
+        data = message.serialise(serial=99).replace(b"MARKER", b"\xff\xfe\xc0\x80AB")
+        sender.sock.sendall(data)
+        try:
+            reply = sender.receive(timeout=10)
+            while reply.header.fields.get(HeaderFields.reply_serial) != 99:
+                reply = sender.receive(timeout=10)
+            outcome = reply.header.message_type.name
+        except (ConnectionError, EOFError):
+            outcome = "disconnected"
+        assert outcome in ("error", "disconnected")
+    with closing(open_dbus_connection("SESSION")) as other:
+        assert still_serving(other)
+
+
+@pytest.mark.parametrize("path", [
+    "/org/freedesktop/secrets/collection/vault/i0",
+    "/org/freedesktop/secrets/collection/vault/i999999",
+    "/org/freedesktop/secrets/collection/vault/i1/i1",
+    "/org/freedesktop/secrets/collection/missing",
+    "/org/freedesktop/secrets/collection/missing/i1",
+    "/org/freedesktop/secrets/aliases/missing",
+    "/org/freedesktop/secrets/aliases/missing/i1",
+    "/org/freedesktop/secrets/session/s999999",
+    "/org/freedesktop/secrets/prompt/p999999",
+    "/org/freedesktop/secrets/prompt/px",
+    "/org/freedesktop/secrets/collection",
+    "/org/freedesktop/secrets/aliases",
+    "/org",
+])
+def test_bad_object_paths_get_no_such_object(connection, path):
+    for interface, method, signature, body in [("org.freedesktop.DBus.Properties", "GetAll", "s", ("",)),
+                                               ("org.freedesktop.Secret.Item", "GetSecret", "o", ("/",)),
+                                               ("org.freedesktop.Secret.Collection", "Delete", None, ())]:
+        with pytest.raises(DBusErrorResponse) as refused:
+            call(connection, DBusAddress(path, "org.freedesktop.secrets", interface), method, signature, *body)
+        assert refused.value.name == "org.freedesktop.Secret.Error.NoSuchObject", (path, method)
+    session = open_plain_session(connection)
+    assert call(connection, SERVICE, "GetSecrets", "aoo", [path], session) == ({},)
+    assert call(connection, SERVICE, "Lock", "ao", [path]) == ([], "/")
+    assert call(connection, SERVICE, "Unlock", "ao", [path]) == ([], "/")
+    assert still_serving(connection)
+
+
+def test_unknown_sessions_get_no_session(connection):
+    session = open_plain_session(connection)
+    item = create_item(connection, session, {"application": "vault-security-test", "case": "unknown-session"})
+    try:
+        item_address = DBusAddress(item, "org.freedesktop.secrets", "org.freedesktop.Secret.Item")
+        for unknown in ["/", "/org/freedesktop/secrets/session/s999999", "/org/freedesktop/secrets/collection/vault"]:
+            for method, signature, body in [("GetSecret", "o", (unknown,)), ("SetSecret", "(oayays)", ((unknown, b"", b"x", "text/plain"),))]:
+                with pytest.raises(DBusErrorResponse) as refused:
+                    call(connection, item_address, method, signature, *body)
+                assert refused.value.name == "org.freedesktop.Secret.Error.NoSession", (unknown, method)
+            with pytest.raises(DBusErrorResponse) as refused:
+                call(connection, SERVICE, "GetSecrets", "aoo", [item], unknown)
+            assert refused.value.name == "org.freedesktop.Secret.Error.NoSession"
+            with pytest.raises(DBusErrorResponse) as refused:
+                create_item(connection, unknown, {"application": "vault-security-test", "case": "unknown-session-create"})
+            assert refused.value.name == "org.freedesktop.Secret.Error.NoSession"
+        # A closed session is unknown too.
+        call(connection, DBusAddress(session, "org.freedesktop.secrets", "org.freedesktop.Secret.Session"), "Close")
+        with pytest.raises(DBusErrorResponse) as refused:
+            get_secret(connection, item, session)
+        assert refused.value.name in ("org.freedesktop.Secret.Error.NoSession", "org.freedesktop.Secret.Error.NoSuchObject")
+    finally:
+        call(connection, DBusAddress(item, "org.freedesktop.secrets", "org.freedesktop.Secret.Item"), "Delete")
+    assert still_serving(connection)
+
+
+@pytest.mark.parametrize("algorithm, argument", [
+    ("rot13", ("s", "")),
+    ("", ("s", "")),
+    ("PLAIN", ("s", "")),
+    ("dh-ietf1024-sha256-aes128-cbc-pkcs7 ", ("ay", b"\x02" * 128)),
+    ("dh-ietf1024-sha256-aes128-cbc-pkcs7", ("ay", b"\x00" * 128)),
+    ("dh-ietf1024-sha256-aes128-cbc-pkcs7", ("ay", b"\xff" * 4096)),
+    ("dh-ietf1024-sha256-aes128-cbc-pkcs7", ("s", "")),
+])
+def test_wrong_algorithms_get_an_error(connection, algorithm, argument):
+    with pytest.raises(DBusErrorResponse) as refused:
+        call(connection, SERVICE, "OpenSession", "sv", algorithm, argument)
+    assert refused.value.name in ("org.freedesktop.DBus.Error.NotSupported", "org.freedesktop.DBus.Error.InvalidArgs")
+    assert still_serving(connection)

@@ -35,6 +35,10 @@ int vkbus_add_fallback(sd_bus *bus, const char *prefix, vkbus_message_handler ca
 int vkbus_add_match(sd_bus *bus, const char *match, vkbus_message_handler callback, void *userdata);
 int vkbus_process(sd_bus *bus);
 int vkbus_wait(sd_bus *bus, uint64_t timeout_usec);
+int vkbus_release_name(sd_bus *bus, const char *name);
+int vkbus_get_fd(sd_bus *bus);
+int vkbus_get_events(sd_bus *bus);
+int vkbus_get_timeout(sd_bus *bus, uint64_t *timeout_usec);
 int vkbus_send(sd_bus *bus, sd_bus_message *m);
 int vkbus_call(sd_bus *bus, sd_bus_message *m, uint64_t usec, sd_bus_message **reply);
 
@@ -42,7 +46,10 @@ int vkbus_message_new_method_return(sd_bus_message *call, sd_bus_message **m);
 int vkbus_message_new_method_error(sd_bus_message *call, sd_bus_message **m, const char *name, const char *message);
 int vkbus_message_new_signal(sd_bus *bus, sd_bus_message **m, const char *path, const char *interface, const char *member);
 int vkbus_message_new_method_call(sd_bus *bus, sd_bus_message **m, const char *destination, const char *path, const char *interface, const char *member);
+int vkbus_message_set_destination(sd_bus_message *m, const char *destination);
 sd_bus_message *vkbus_message_unref(sd_bus_message *m);
+/// Marks a message whose buffers sd-bus clears when it frees them (a reply with a secret).
+int vkbus_message_sensitive(sd_bus_message *m);
 
 /// 1 for a method call, 4 for a signal (sd-bus's SD_BUS_MESSAGE_*).
 int vkbus_message_type(sd_bus_message *m);
@@ -67,6 +74,23 @@ int vkbus_message_enter_container(sd_bus_message *m, char type, const char *cont
 int vkbus_message_exit_container(sd_bus_message *m);
 int vkbus_message_peek_type(sd_bus_message *m, char *type, const char **contents);
 int vkbus_message_skip(sd_bus_message *m, const char *types);
+
+// The provider's loop (serve_loop.c).
+
+/// Installs handlers that turn SIGTERM and SIGINT into a byte on a pipe; returns the
+/// pipe's read end, or a negative errno.
+int vkss_catch_stop_signals(void);
+/// The signal number read from that pipe, or 0.
+int vkss_stop_signal_received(int fd);
+#define VKSS_READY_STOP 1
+#define VKSS_READY_EXTRA 2
+/// Waits at most `timeout_usec` (UINT64_MAX: no limit) for the bus, a stop signal or
+/// `extra_fd` (-1: none). Returns which of VKSS_READY_STOP, VKSS_READY_EXTRA are ready
+/// (0: the bus, or the time is up), or a negative errno.
+int vkss_wait(sd_bus *bus, int stop_fd, int extra_fd, uint64_t timeout_usec);
+
+/// Clears a secret's bytes where a received message holds them (received_wipe.c).
+void vkss_wipe_received(const void *bytes, size_t size);
 
 // The dh-ietf1024-sha256-aes128-cbc-pkcs7 algorithm (session_crypto.c), with libcrypto.
 

@@ -33,8 +33,8 @@ struct SecretServiceCommand: ParsableCommand {
     @OptionGroup var options: VaultOptions
 
     func run() throws {
-        let store = SecretServiceItemStore(try openItems())
-        defer { store.vault.close() }
+        let store = SecretServiceItemStore(try openItems(), options: options)
+        defer { store.lock() }
         try SecretServiceProvider(store: store).run()
     }
 }
@@ -55,16 +55,65 @@ struct AgentForgotVault: Error, CustomStringConvertible {
     var description: String { "the agent no longer holds the vault; run 'vault unlock'" }
 }
 
-/// The vault, here or in the agent, as the provider's store.
+/// The Secret Service locked the vault (Lock) and nothing has unlocked it since.
+struct SecretServiceLocked: Error, CustomStringConvertible {
+    var description: String { "the vault is locked; call Unlock" }
+}
+
+/// The vault, here or in the agent, as the provider's store. Lock closes it (a vault
+/// opened here wipes its keys); Unlock opens it again through the agent or with the key
+/// file or host key it was opened with, else with a passphrase typed at the prompt.
 final class SecretServiceItemStore: SecretServiceStore {
-    let vault: any ItemStore
+    private var vault: (any ItemStore)?
+    private let options: VaultOptions
 
-    init(_ vault: any ItemStore) { self.vault = vault }
-
-    func items() throws -> [VaultItem] { try vault.items(service: nil) }
-    func secret(service: String, account: String) throws -> SecretBytes { try vault.secret(service: service, account: account) }
-    func set(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws {
-        try vault.set(secret, service: service, account: account, label: label, generic: generic)
+    init(_ vault: any ItemStore, options: VaultOptions) {
+        self.vault = vault
+        self.options = options
     }
-    func delete(service: String, account: String) throws -> Bool { try vault.delete(service: service, account: account) }
+
+    private func opened() throws -> any ItemStore {
+        guard let vault else { throw SecretServiceLocked() }
+        return vault
+    }
+
+    func items() throws -> [VaultItem] { try opened().items(service: nil) }
+    func secret(service: String, account: String) throws -> SecretBytes { try opened().secret(service: service, account: account) }
+    func set(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws {
+        try opened().set(secret, service: service, account: account, label: label, generic: generic)
+    }
+    func delete(service: String, account: String) throws -> Bool { try opened().delete(service: service, account: account) }
+
+    func lock() {
+        vault?.close()
+        vault = nil
+    }
+
+    func unlockWithoutPrompt() throws -> Bool {
+        if vault != nil { return true }
+        let location = try options.location()
+        if let agent = AgentVault.ifHeld(location, openHere: { throw AgentForgotVault() }) {
+            vault = agent
+        } else if options.keyFile != nil || options.hostKeyFile != nil {
+            vault = try options.openVault()
+        }
+        return vault != nil
+    }
+
+    func unlock(passphrase: SecretBytes) throws {
+        let opened: Vault
+        switch try options.location() {
+        case .file(let path):
+            opened = try Vault.open(at: path, passphrase: passphrase)
+        case .engine(let location, _):
+            opened = try Vault.open(location.storage(busyTimeout: Vault.defaultBusyTimeout), passphrase: passphrase)
+        }
+        do {
+            try VaultOptions.rollbackGuard(opened, accepting: options.acceptRollback)
+        } catch {
+            opened.close()
+            throw error
+        }
+        vault = opened
+    }
 }
