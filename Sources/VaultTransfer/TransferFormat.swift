@@ -10,7 +10,7 @@ import VaultKit
 /// breaking change for a client's `switch`.
 ///
 /// Each format reads the whole file from memory and decodes every field that may be a
-/// password straight into ``SecretBytes``; no secret becomes a `String` or `Data`.
+/// password straight into `SecretBytes`; no secret becomes a `String` or `Data`.
 public struct TransferFormat: Hashable, Sendable, CustomStringConvertible {
     /// The format's name, as `vault import --format` takes it.
     public let name: String
@@ -53,7 +53,7 @@ public struct TransferFormat: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// ``read(_:)`` on a file read into protected memory.
+    /// The same read, of a file already in protected memory (as `vault import` reads it).
     public func read(_ contents: SecretBytes) throws(TransferError) -> ImportContents {
         try contents.withUnsafeBytes { (bytes) throws(TransferError) in try read(bytes) }
     }
