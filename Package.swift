@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "docker-credential-vault", targets: ["docker-credential-vault"]),
         .library(name: "VaultConfiguration", targets: ["VaultConfiguration"]),
         .library(name: "VaultKitPostgres", targets: ["VaultKitPostgres"]),
+        .library(name: "VaultTransfer", targets: ["VaultTransfer"]),
     ],
     // Package traits keep a core user's dependency graph empty: a package that depends on
     // VaultKit with `traits: []` resolves no remote package (docs/DEPENDENCIES.md).
@@ -63,14 +64,22 @@ let package = Package(
         .target(name: "CVaultCLI"),
         .executableTarget(
             name: "vault",
-            dependencies: ["VaultKit", "CVaultCLI", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])), "VaultKitPostgres", "VaultSecretService"]
+            dependencies: ["VaultKit", "VaultAgent", "VaultTransfer", "CVaultCLI", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])), "VaultKitPostgres", "VaultSecretService"]
         ),
+        // The agent: its wire protocol, its server (which holds unlocked vaults) and the
+        // client side the commands use; internal, not a product: its API is `package`.
+        .target(name: "VaultAgent", dependencies: ["VaultKit"]),
+        .testTarget(name: "VaultAgentTests", dependencies: ["VaultAgent", "VaultKit", "TestSupport", "TestTraits"]),
+        // Import and export formats (other managers' exports, VaultKit's own JSON) and the
+        // JSON reader and writer they share with the CLI, on VaultKit's public API.
+        .target(name: "VaultTransfer", dependencies: ["VaultKit"]),
+        .testTarget(name: "VaultTransferTests", dependencies: ["VaultTransfer", "VaultKit", "TestSupport", "TestTraits"]),
         // `vault secret-service`: the freedesktop Secret Service on a vault. sd-bus and libcrypto
         // are loaded by that command only (Sources/CSecretService), as libpq is.
         .target(name: "CSecretService"),
         .target(name: "VaultSecretService", dependencies: ["VaultKit", "CSecretService"]),
         .testTarget(name: "VaultSecretServiceTests", dependencies: ["VaultSecretService", "VaultKit", "TestSupport"]),
-        .testTarget(name: "VaultCLITests", dependencies: ["vault", "VaultKit", "TestSupport", "TestTraits", "vault-test-writer", "git-credential-vault", "docker-credential-vault"]),
+        .testTarget(name: "VaultCLITests", dependencies: ["vault", "VaultKit", "VaultAgent", "VaultTransfer", "TestSupport", "TestTraits", "vault-test-writer", "git-credential-vault", "docker-credential-vault"]),
 
         // git's and Docker's credential helpers: tiny programs that exec `vault git-credential`
         // or `vault docker-credential`, so they unlock and harden exactly as `vault` does.

@@ -15,8 +15,8 @@ let package = Package(
         .target(name: "FuzzSupport", path: "FuzzSupport"),
         .executableTarget(name: "FuzzRecordDecoder", dependencies: ["FuzzSupport", .product(name: "VaultKit", package: vaultKitPackage)], path: "FuzzRecordDecoder"),
         .executableTarget(name: "FuzzVaultFile", dependencies: ["FuzzSupport", .product(name: "VaultKit", package: vaultKitPackage)], path: "FuzzVaultFile"),
-        // The agent's message decoders: symbolic links to the CLI's sources, which an
-        // executable target of the main package cannot export.
+        // The agent's message decoders: symbolic links to VaultAgent's sources, which is no
+        // product of the main package, so this one cannot depend on it.
         .executableTarget(name: "FuzzAgentMessage", dependencies: ["FuzzSupport", .product(name: "VaultKit", package: vaultKitPackage)], path: "FuzzAgentMessage"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every library's DocC catalog (VaultKit, VaultAuth, VaultProfile, VaultKitPostgres,
+# Every library's DocC catalog (VaultKit, VaultAuth, VaultProfile, VaultKitPostgres, VaultTransfer,
 # VaultConfiguration) builds with no warning: every symbol link resolves to exactly one
 # symbol (a method with an `async` twin is linked with DocC's disambiguation suffix, which
 # `docc` suggests), and every documented parameter list is complete. And every public
@@ -16,7 +16,7 @@ graphs=$(sed -n 's/^Files written to //p' "$work/dump.log" | tail -1)
 [[ -d "$graphs" ]] || { echo "check-docs: no symbol graphs (see the log above)" >&2; cat "$work/dump.log" >&2; exit 1; }
 
 status=0
-for module in VaultKit VaultAuth VaultProfile VaultKitPostgres VaultConfiguration; do
+for module in VaultKit VaultAuth VaultProfile VaultKitPostgres VaultConfiguration VaultTransfer; do
     mkdir -p "$work/$module"
     cp "$graphs/$module.symbols.json" "$work/$module/"
     cp "$graphs/$module"@*.symbols.json "$work/$module/" 2>/dev/null || true

@@ -13,7 +13,9 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 # plant FILE LINE_TEXT EXPECTED: appends LINE_TEXT to FILE in a fresh copy of Sources; the
 # check must exit 1 and print FILE:<that line>: followed by EXPECTED.
+cases=0
 plant() {
+    cases=$((cases + 1))
     local file=$1 text=$2 expected=$3
     rm -rf "$work/copy" && mkdir -p "$work/copy" && cp -R Sources "$work/copy/"
     mkdir -p "$work/copy/$(dirname "$file")"
@@ -29,6 +31,7 @@ plant() {
 }
 # clean FILE LINE_TEXT: the check must still pass with LINE_TEXT appended.
 clean() {
+    cases=$((cases + 1))
     local file=$1 text=$2 status=0
     rm -rf "$work/copy" && mkdir -p "$work/copy" && cp -R Sources "$work/copy/"
     printf '%s\n' "$text" >>"$work/copy/$file"
@@ -46,7 +49,15 @@ plant Sources/VaultAuth/TokenStore.swift 'import CSQLite' 'import CSQLite outsid
 plant Sources/VaultKit/Vault/Vault.swift 'let code = sqlite3_errcode(nil)' 'SQLite call outside Sources/VaultKit/Storage/'
 plant Sources/VaultProfile/ProfileStore.swift '@preconcurrency import CLibPQ' 'import CLibPQ outside Sources/VaultKitPostgres/'
 plant Sources/vault/VaultCommand.swift 'let c = PQconnectdb(url)' 'libpq call outside Sources/VaultKitPostgres/'
-plant Sources/vault/Agent/AgentWipeWatch.swift '@testable import VaultKit' '@testable import in product code'
+plant Sources/VaultAgent/Server/AgentWipeWatch.swift '@testable import VaultKit' '@testable import in product code'
+plant Sources/VaultAgent/Server/AgentServer.swift 'import ArgumentParser' 'VaultAgent and VaultTransfer never import ArgumentParser'
+plant Sources/VaultTransfer/TransferFormat.swift 'import ArgumentParser' 'VaultAgent and VaultTransfer never import ArgumentParser'
+plant Sources/VaultAgent/Server/AgentServer.swift 'import VaultTransfer' 'VaultAgent imports VaultTransfer'
+plant Sources/VaultTransfer/TransferFormat.swift 'import VaultAgent' 'VaultTransfer imports VaultAgent'
+plant Sources/VaultProfile/ProfileStore.swift 'import VaultAgent' 'VaultAgent imported outside Sources/vault'
+plant Sources/VaultTransfer/Text/JSONReader.swift 'let n = SystemIO.retryingInterrupted { 0 }' "VaultTransfer names VaultKit's package type SystemIO"
+plant Sources/VaultAgent/Server/AgentServer.swift 'let storage: (any VaultStorage)? = nil' "VaultAgent names VaultKit's package type VaultStorage"
+plant Sources/vault/VaultCommand.swift 'let watch = SecureBufferReleaseWatch.self' 'SecureBufferReleaseWatch outside VaultKit and VaultAgent'
 plant Sources/VaultKit/Vault/Vault+Items.swift 'let file = storage as? VaultDatabase' 'downcast to a storage engine type'
 plant Sources/VaultConcurrency/Broadcast.swift 'import VaultKit' 'VaultConcurrency imports VaultKit'
 plant Sources/git-credential-vault/main.swift 'import VaultKit' 'a credential helper imports VaultKit'
@@ -62,6 +73,8 @@ if [[ $status -ne 1 ]] || ! grep -qF "Sources/CNewModule/: C module CNewModule h
     failures=$((failures + 1))
 fi
 clean Sources/VaultKit/Vault/HostWraps.swift '/// Seals with `crypto_box_seal` (docs only).'
+clean Sources/VaultAgent/Server/AgentServer.swift 'let n = SystemIO.retryingInterrupted { 0 }'
+clean Sources/VaultTransfer/TransferFormat.swift '/// Not a `VaultStorage`: a comment.'
 clean Sources/VaultKit/Vault/HostWraps.swift 'let note = "sqlite3_open failed" // not a call: sodium_init'
 clean Sources/VaultKit/Crypto/Sodium.swift 'let n = crypto_box_sealbytes()'
 
@@ -69,4 +82,4 @@ if [[ $failures -ne 0 ]]; then
     echo "test-check-layers: $failures case(s) failed" >&2
     exit 1
 fi
-echo "test-check-layers: 18 cases passed"
+echo "test-check-layers: $((cases + 1)) cases passed"

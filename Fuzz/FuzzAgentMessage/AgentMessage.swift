@@ -1,1 +1,1 @@
-../../Sources/vault/Agent/AgentMessage.swift
+../../Sources/VaultAgent/Protocol/AgentMessage.swift

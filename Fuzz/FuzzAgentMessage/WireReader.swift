@@ -1,1 +1,1 @@
-../../Sources/vault/Agent/WireReader.swift
+../../Sources/VaultAgent/Protocol/WireReader.swift

@@ -1,1 +1,1 @@
-../../Sources/vault/Agent/WireVaultError.swift
+../../Sources/VaultAgent/Protocol/WireVaultError.swift

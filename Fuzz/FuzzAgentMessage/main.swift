@@ -4,7 +4,7 @@
 // any process of the user stop the agent (and one of another user, if a mistake opened
 // the socket, before the peer check was added). Decoding must only ever return a message
 // or throw MalformedMessage, whose type the decoders' typed throws already fix.
-// The decoders' sources are the CLI's own (Sources/vault/Agent), linked here.
+// The decoders' sources are VaultAgent's own (Sources/VaultAgent/Protocol), linked here.
 import Foundation
 import FuzzSupport
 import VaultKit

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 import TestTraits
 import VaultKit
-@testable import vault
+import VaultAgent
 #if canImport(Glibc)
 import Glibc
 #endif

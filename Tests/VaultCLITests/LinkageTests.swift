@@ -47,6 +47,29 @@ import TestTraits
         #expect(postgres.contains { $0.hasPrefix("libpq.so") }, "\(postgres.sorted())")
     }
 
+    /// `vault get` loads the Swift runtime (FoundationEssentials at most), the C library,
+    /// libsodium and SQLite, and nothing else: the agent's and the transfer formats'
+    /// libraries (VaultAgent, VaultTransfer) are linked into the binary and bring none,
+    /// and every other library (libpq, sd-bus, ICU) waits for the command that needs it.
+    @Test func vaultGetLoadsOnlyTheRuntimesSodiumAndSQLite() throws {
+        let cli = CLI()
+        try cli.initVault()
+        try cli.set("s", "a", "secret")
+        let loaded = try Self.loadedObjects(cli, ["get", "s", "a"], vault: true)
+        let allowed = [
+            // The Swift runtime and what it is built on.
+            "libswift", "libFoundationEssentials.so", "lib_FoundationCollections.so", "libdispatch.so", "libBlocksRuntime.so",
+            "libstdc++.so", "libgcc_s.so",
+            // The C library and its loader.
+            "ld-linux", "libc.so", "libm.so", "libpthread.so", "libdl.so", "librt.so", "libutil.so",
+            // The vault's own two.
+            "libsodium.so", "libsqlite3.so",
+        ]
+        let others = loaded.filter { object in !allowed.contains { object.hasPrefix($0) } }
+        #expect(others.isEmpty, "\(others.sorted()) among \(loaded.sorted())")
+        #expect(loaded.contains { $0.hasPrefix("libsodium.so") } && loaded.contains { $0.hasPrefix("libsqlite3.so") }, "\(loaded.sorted())")
+    }
+
     /// sd-bus (libsystemd) and libcrypto are loaded by `vault secret-service` only, on
     /// first use (Sources/CSecretService), not by every command.
     @Test func secretServiceLibrariesAreNotLoadedByOtherCommands() throws {

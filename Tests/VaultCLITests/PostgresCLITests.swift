@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 import TestTraits
 import VaultKit
-@testable import vault
+import VaultAgent
 
 /// `vault` on a vault in PostgreSQL (docs/CLI.md, "PostgreSQL vaults"): the real binary
 /// against the throwaway server scripts/test.sh starts, which exports its URL (without
@@ -300,7 +300,7 @@ struct PostgresCLI {
         let request = AgentRequest.unlock(path: url, credential: SecretBytes("correct horse"), isKey: false, idleTimeoutSeconds: 0)
         guard let connection = RawAgentConnection(agent.socketPath) else { Issue.record("no connection"); return }
         defer { connection.close() }
-        connection.send(RawAgentConnection.frame(contents(request.encode())))
+        connection.send(RawAgentConnection.frame(request.encode().withUnsafeBytes { Array($0) }))
         let answer = connection.readToEnd()
         let response = try answer.dropFirst(4).withUnsafeBytes { try AgentResponse.decode($0) }
         guard case .refused(let reason) = response else { Issue.record("not refused: \(response)"); return }

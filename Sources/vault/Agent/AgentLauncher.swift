@@ -8,6 +8,7 @@ import Glibc
 #endif
 import CVaultCLI
 import VaultKit
+import VaultAgent
 
 /// Starts `vault agent serve` in the background, as ssh-agent and rbw do: in a session
 /// of its own (no terminal, untouched by the shell's job control), standard input from
@@ -19,7 +20,7 @@ enum AgentLauncher {
     /// Starts the agent unless one is running, and returns once it listens.
     static func ensureRunning(socketPath: String) throws(AgentError) {
         if try AgentConnection(socketPath: socketPath) != nil { return }
-        try AgentSocket.prepareDirectory(for: socketPath)
+        try AgentSocket.prepareDirectory(for: socketPath, ownsDirectory: AgentSocket.directoryIsOurs)
         let logPath = AgentSocket.directory(of: socketPath) + "/agent.log"
         let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard log >= 0 else { throw .socket(what: "cannot open \(logPath)", errno: errno) }

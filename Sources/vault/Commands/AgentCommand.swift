@@ -1,4 +1,6 @@
 import ArgumentParser
+import VaultAgent
+import VaultTransfer
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -82,7 +84,7 @@ struct AgentCommand: ParsableCommand {
             let socket = Paths.absolute(AgentSocket.path())
             // Like other daemons: the agent keeps no directory busy (vault paths are absolute).
             chdir("/")
-            try AgentServer(socketPath: socket).run()
+            try AgentServer(socketPath: socket, ownsSocketDirectory: AgentSocket.directoryIsOurs, hooks: .tool).run()
         }
     }
 }

@@ -10,6 +10,7 @@ import Glibc
 import Darwin
 #endif
 import VaultKit
+import VaultTransfer
 
 /// Docker's credential helper: `docker-credential-vault` (which Docker runs for
 /// `"credsStore": "vault"`) execs `vault docker-credential ACTION`.
@@ -79,6 +80,11 @@ struct DockerCredentialCommand: ParsableCommand {
         do {
             object = try input.withUnsafeBytes { bytes throws(FlatJSONObject.SyntaxError) in try FlatJSONObject(parsing: bytes) }
         } catch {
+            // Refused, not stored as U+FFFD as Go's decoder would: then two different
+            // secrets would be stored as the same bytes.
+            if error.syntax?.reason == .unpairedSurrogate {
+                throw Refusal(message: "invalid JSON on standard input: an unpaired surrogate escape (\\uD800 to \\uDFFF without its pair)")
+            }
             throw Refusal(message: "invalid JSON on standard input: expected {\"ServerURL\",\"Username\",\"Secret\"}")
         }
         let serverURL = object.value("ServerURL")?.text ?? ""

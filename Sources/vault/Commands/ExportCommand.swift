@@ -10,6 +10,7 @@ import Glibc
 import Darwin
 #endif
 import VaultKit
+import VaultTransfer
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

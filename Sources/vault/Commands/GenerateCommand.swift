@@ -10,6 +10,7 @@ import Glibc
 import Darwin
 #endif
 import VaultKit
+import VaultTransfer
 
 /// `vault generate`: a new random secret that goes into the vault without being shown.
 struct GenerateCommand: ParsableCommand {

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import VaultKit
+import VaultTransfer
 
 struct GetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

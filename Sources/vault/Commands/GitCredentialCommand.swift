@@ -10,6 +10,7 @@ import Glibc
 import Darwin
 #endif
 import VaultKit
+import VaultTransfer
 
 /// git's credential helper: `git-credential-vault` (which git runs for
 /// `credential.helper vault`) execs `vault git-credential OPERATION`, so the helper opens

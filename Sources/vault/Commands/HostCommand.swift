@@ -10,6 +10,7 @@ import Glibc
 import Darwin
 #endif
 import VaultKit
+import VaultTransfer
 
 /// `vault host`: host key wraps, so each host unlocks the vault with its own key pair
 /// instead of a shared passphrase (docs/FORMAT.md section 12).

@@ -10,6 +10,7 @@ import Glibc
 import Darwin
 #endif
 import VaultKit
+import VaultTransfer
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,6 +43,17 @@ struct ImportCommand: ParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case json, bitwarden, keepassxc, chrome, firefox
+
+        /// The library's reader of this format.
+        var transferFormat: TransferFormat {
+            switch self {
+            case .json: .vaultKitJSON
+            case .bitwarden: .bitwarden
+            case .keepassxc: .keePassXC
+            case .chrome: .chromeCSV
+            case .firefox: .firefoxCSV
+            }
+        }
     }
 
     @OptionGroup var options: VaultOptions
@@ -105,15 +117,7 @@ struct ImportCommand: ParsableCommand {
 
     /// The file's items, refusing one that appears twice unless --overwrite (then the last wins).
     private func parse(_ data: SecretBytes) throws -> ImportContents {
-        var contents = try data.withUnsafeBytes { bytes in
-            switch format {
-            case .json: try VaultKitJSONFormat.parse(bytes)
-            case .bitwarden: try BitwardenFormat.parse(bytes)
-            case .keepassxc: try KeePassXCFormat.parse(bytes)
-            case .chrome: try BrowserCSVFormat.parse(bytes, browser: "Chrome")
-            case .firefox: try BrowserCSVFormat.parse(bytes, browser: "Firefox")
-            }
-        }
+        var contents = try format.transferFormat.read(data)
         var seen: [ItemKey: Int] = [:]
         var unique: [ImportedItem] = []
         for item in contents.items {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import VaultKit
+import VaultTransfer
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

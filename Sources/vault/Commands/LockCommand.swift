@@ -1,4 +1,5 @@
 import ArgumentParser
+import VaultAgent
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

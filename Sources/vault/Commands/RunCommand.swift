@@ -10,6 +10,7 @@ import Glibc
 import Darwin
 #endif
 import VaultKit
+import VaultTransfer
 
 /// `vault run`: a program gets secrets in its environment, never on a command line.
 struct RunCommand: ParsableCommand {

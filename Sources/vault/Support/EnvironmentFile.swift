@@ -1,3 +1,5 @@
+import VaultTransfer
+
 /// A dotenv-style file for `vault run --env-file`: `NAME=VALUE` lines, where a value of
 /// the form `vault://SERVICE/ACCOUNT` names a vault item (as in `op run` or `sops exec-env`)
 /// and any other value is passed to the child as it is.

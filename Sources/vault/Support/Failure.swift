@@ -1,4 +1,6 @@
+import VaultAgent
 import VaultKit
+import VaultTransfer
 import VaultSecretService
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import VaultAgent
 import VaultKit
 
 /// `vault get SERVICE ACCOUNT` and `vault set SERVICE ACCOUNT`, each optionally with

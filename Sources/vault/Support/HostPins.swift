@@ -9,6 +9,7 @@ import Glibc
 import Darwin
 #endif
 import VaultKit
+import VaultTransfer
 
 /// The vault identities a host key opens vaults of: `KEY.pin` beside the host key file,
 /// one fingerprint (`vkid1:` and 64 hex digits) per line, written by `vault host pin`.

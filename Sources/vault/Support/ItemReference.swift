@@ -1,3 +1,5 @@
+import VaultTransfer
+
 /// An item named as `vault://SERVICE/ACCOUNT` (or, where the scheme is optional,
 /// `SERVICE/ACCOUNT`), for `vault read`, `vault run --env` and env files.
 ///

@@ -10,6 +10,7 @@ import Glibc
 import Darwin
 #endif
 import VaultKit
+import VaultTransfer
 
 extension VaultCommand {
     /// Replaces argument-parser's `main` to give the documented exit statuses (2 for

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Synchronization
 import VaultKit
+import VaultTransfer
 
 /// What the CLI says when the rollback guard's own state (its directory, key or record)
 /// cannot be written: a read goes on, comparing with the record whenever one can be

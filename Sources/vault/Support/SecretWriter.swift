@@ -10,6 +10,7 @@ import Glibc
 import Darwin
 #endif
 import VaultKit
+import VaultTransfer
 
 /// What `vault set`, `vault add` and `vault update` share: the item, its attributes,
 /// and reading the secret.

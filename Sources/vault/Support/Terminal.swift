@@ -10,6 +10,7 @@ import Glibc
 import Darwin
 #endif
 import VaultKit
+import VaultTransfer
 
 /// No-echo prompts on the controlling terminal (`/dev/tty`), never on standard input
 /// or output, which may be pipes.

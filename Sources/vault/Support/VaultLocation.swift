@@ -1,3 +1,4 @@
+import VaultAgent
 import VaultKit
 
 /// Where the vault a command works on lives: a file, or a vault at a URL of a storage

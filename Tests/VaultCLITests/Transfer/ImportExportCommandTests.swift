@@ -213,11 +213,3 @@ import TestTraits
         #expect(result.stderr == "vault: cannot read \(cli.directory)/nope.json: no such file or directory\n")
     }
 }
-
-/// The fixture files shared with ``FormatParserTests``.
-enum FormatFixtures {
-    static func path(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Fixtures/Import/\(name)").standardized.path
-    }
-}
