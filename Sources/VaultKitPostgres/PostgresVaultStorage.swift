@@ -36,7 +36,7 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     package let location: String
     private let vault: String
     /// Where the vault is, for connections besides ``connection`` (``sharedLock(named:)``).
-    private let vaultLocation: PostgresVaultLocation
+    private let postgresLocation: PostgresVaultLocation
     /// Internal, not private: the tests read the session settings through it. Replaced
     /// by a new session when the server ended this one (``reconnectIfEnded()``).
     private(set) var connection: PostgresConnection
@@ -75,7 +75,7 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     package init(_ location: PostgresVaultLocation, lockTimeoutMilliseconds: Int) throws(StorageError) {
         self.location = location.description
         vault = location.vaultName
-        vaultLocation = location
+        postgresLocation = location
         self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
         do {
             connection = try PostgresConnection(conninfo: location.conninfo, password: location.password, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
@@ -854,7 +854,7 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     // MARK: Coordination
 
     package func sharedLock(named name: String) -> (any SharedLock)? {
-        PostgresAdvisoryLock(vaultLocation, name: name)
+        PostgresAdvisoryLock(postgresLocation, name: name)
     }
 
     // MARK: Plumbing
@@ -893,7 +893,7 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     /// not have: the transaction fails and ends.
     private func reconnectIfEnded() throws {
         guard connection.isEnded else { return }
-        connection = try PostgresConnection(conninfo: vaultLocation.conninfo, password: vaultLocation.password, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+        connection = try PostgresConnection(conninfo: postgresLocation.conninfo, password: postgresLocation.password, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
     }
 
     /// Runs libpq calls that also call the engine's closure: its error comes back unchanged.

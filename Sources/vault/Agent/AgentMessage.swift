@@ -24,7 +24,7 @@ struct VaultTarget: Equatable {
     var inode: UInt64
     var path: String
 
-    /// The target of the vault in PostgreSQL that `Vault.path` names `description`.
+    /// The target of the vault in PostgreSQL that `Vault.location` names `description`.
     static func databaseVault(_ description: String) -> VaultTarget {
         VaultTarget(device: 0, inode: 0, path: description)
     }
