@@ -33,7 +33,7 @@ extension Vault {
         }
     }
 
-    /// Adds a new item; the secret is any ``SecretBytesConvertible``, as for ``set(_:service:account:label:generic:)``.
+    /// Adds a new item; the secret is any ``SecretBytesConvertible``, as for ``set(_:service:account:label:generic:)-5d02y``.
     ///
     /// - Throws: ``VaultError/duplicateItem`` if (`service`, `account`) already exists.
     public func add(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {

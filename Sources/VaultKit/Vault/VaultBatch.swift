@@ -29,7 +29,7 @@ public struct VaultBatch {
         }
     }
 
-    /// Adds or updates an item; see ``Vault/set(_:service:account:label:generic:)-2ql8n``.
+    /// Adds or updates an item; see ``Vault/set(_:service:account:label:generic:)-5d02y``.
     public func set(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try vault.write(.set, secret: secret.secretBytes, service: service, account: account, label: label, generic: generic)
     }
