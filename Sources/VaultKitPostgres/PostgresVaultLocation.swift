@@ -5,7 +5,7 @@ import VaultKit
 /// `key=value` pairs) and the vault's name in that database.
 ///
 /// The connection string may hold a password, so it is never shown: ``description``
-/// (what errors and `Vault.path` name) is rebuilt from the user, host, port and
+/// (what errors and `Vault.location` name) is rebuilt from the user, host, port and
 /// database alone, and reflection (`dump`) sees only that. Prefer leaving the password
 /// out: libpq reads it from `PGPASSFILE`, `~/.pgpass` or `PGPASSWORD` by itself.
 /// TLS with certificate verification: `sslmode=verify-full sslrootcert=/path/ca.pem`.

@@ -45,7 +45,7 @@ extension PostgresVaultStorage {
     /// not have: the transaction fails and ends.
     private func reconnectIfEnded() throws {
         guard connection.isEnded else { return }
-        connection = try PostgresConnection(conninfo: vaultLocation.conninfo, password: vaultLocation.password, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+        connection = try PostgresConnection(conninfo: postgresLocation.conninfo, password: postgresLocation.password, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
     }
 
     private func storageError(_ error: any Error) -> StorageError {

@@ -37,7 +37,7 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     package let location: String
     let vault: String
     /// Where the vault is, for connections besides ``connection`` (``sharedLock(named:)``).
-    let vaultLocation: PostgresVaultLocation
+    let postgresLocation: PostgresVaultLocation
     /// The tests read the session settings through it. Replaced by a new session when the
     /// server ended this one (``reconnectIfEnded()``).
     var connection: PostgresConnection
@@ -56,7 +56,7 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     package init(_ location: PostgresVaultLocation, lockTimeoutMilliseconds: Int) throws(StorageError) {
         self.location = location.description
         vault = location.vaultName
-        vaultLocation = location
+        postgresLocation = location
         self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
         do {
             connection = try PostgresConnection(conninfo: location.conninfo, password: location.password, lockTimeoutMilliseconds: lockTimeoutMilliseconds)

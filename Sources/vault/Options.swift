@@ -141,7 +141,7 @@ struct VaultOptions: ParsableArguments {
     static func rollbackGuard(_ vault: Vault, accepting: Bool) throws(VaultError) {
         guard Environment.value("VAULT_ROLLBACK_GUARD") != "off", let rollbackGuard = RollbackGuard.userStateDirectory else { return }
         if let unrecordable = try vault.useRollbackGuardReadingWhereUnwritable(rollbackGuard, acceptingCurrentState: accepting) {
-            RollbackGuardNotice.remember(unrecordable, directory: rollbackGuard.directory, vaultPath: vault.path)
+            RollbackGuardNotice.remember(unrecordable, directory: rollbackGuard.directory, vaultPath: vault.location.description)
         }
     }
 

@@ -46,7 +46,7 @@ import VaultKit
         defer { vault.close() }
         try await vault.set("one", service: "app", account: "name")
         // A second connection to the same file, as another process would have.
-        let other = try await Vault.open(at: vault.path, passphrase: "config tests")
+        let other = try await Vault.open(at: vault.location.description, passphrase: "config tests")
         defer { other.close() }
         let provider = try await VaultConfigProvider(vault: vault, service: "app", pollInterval: .milliseconds(20))
         let running = Task { try await provider.run() }
@@ -72,7 +72,7 @@ import VaultKit
         defer { vault.close() }
         try await vault.set("8080", service: "app", account: "http.port")
         let provider = try await VaultConfigProvider(vault: vault, service: "app")
-        let other = try await Vault.open(at: vault.path, passphrase: "config tests")
+        let other = try await Vault.open(at: vault.location.description, passphrase: "config tests")
         defer { other.close() }
         try await other.set("9090", service: "app", account: "http.port")
         // The in-memory copy is what value() reads until something reloads it ...
@@ -98,7 +98,7 @@ import VaultKit
         // Even the same secret written again is a new write.
         try vault.set("a", service: "s", account: "x")
         #expect(try vault.changeToken() != afterSet)
-        let other = try Vault.open(at: vault.path, passphrase: "config tests")
+        let other = try Vault.open(at: vault.location.description, passphrase: "config tests")
         defer { other.close() }
         let beforeOther = try vault.changeToken()
         #expect(try other.changeToken() == beforeOther)

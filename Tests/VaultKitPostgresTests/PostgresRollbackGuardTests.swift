@@ -45,7 +45,7 @@ import VaultKit
         #expect(try unguarded.string(service: "db", account: "admin") == "v1-old-password")
         #expect(try unguarded.verify() == 1)
         unguarded.close()
-        let expected = VaultError.rolledBack(path: vault.path, seenGeneration: 3, fileGeneration: 1)
+        let expected = VaultError.rolledBack(path: vault.location.description, seenGeneration: 3, fileGeneration: 1)
         #expect(throws: expected) { try vault.string(service: "db", account: "admin") }
         #expect(throws: expected) { try vault.set("fork", service: "db", account: "admin") }
         #expect(throws: expected) { try vault.verify() }
@@ -100,7 +100,7 @@ import VaultKit
         #expect(try unguarded.string(service: "db", account: "admin") == "attacker's")
         #expect(try unguarded.verify() == 1)
         unguarded.close()
-        let expected = VaultError.rolledBack(path: vault.path, seenGeneration: seen, fileGeneration: forged)
+        let expected = VaultError.rolledBack(path: vault.location.description, seenGeneration: seen, fileGeneration: forged)
         #expect(throws: expected) { try vault.string(service: "db", account: "admin") }
         #expect(throws: expected) { try vault.set("fork", service: "db", account: "admin") }
         #expect(throws: expected) { try openAsHost() }

@@ -106,7 +106,7 @@ enum TestServer {
         let key = VaultKey.random()
         let vault = try Vault.create(url: url, key: key)
         try vault.set("secret", service: "s", account: "a")
-        #expect(vault.path.hasPrefix("postgres://") && vault.path.hasSuffix(String(url.drop { $0 != "#" })))
+        #expect(vault.location.description.hasPrefix("postgres://") && vault.location.description.hasSuffix(String(url.drop { $0 != "#" })))
         let error = try #require(throws: VaultError.self) { try Vault.create(url: url, key: key) }
         #expect(error.code == .vaultAlreadyExists)
         #expect(error.description.hasPrefix("a vault already exists at postgres://"))

@@ -30,7 +30,7 @@ package struct VaultTarget: Equatable {
         self.path = path
     }
 
-    /// The target of the vault at an engine's URL that `Vault.path` names `description`.
+    /// The target of the vault at an engine's URL that `Vault.location` names `description`.
     package static func databaseVault(_ description: String) -> VaultTarget {
         VaultTarget(device: 0, inode: 0, path: description)
     }

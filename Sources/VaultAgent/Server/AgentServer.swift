@@ -169,7 +169,7 @@ package final class AgentServer: Sendable {
             return unlock(path: path, credential: credential, isKey: isKey, idleTimeoutSeconds: idleTimeoutSeconds)
         case .lock(let path):
             let identity = path.flatMap(FileIdentity.of).map(HeldVaultIdentity.file)
-            let count = release(reason: "locked on request") { path == nil || $0.vault.path == path || $0.identity == identity }
+            let count = release(reason: "locked on request") { path == nil || $0.vault.location.description == path || $0.identity == identity }
             return .count(UInt64(count))
         case .stop:
             return .ok
@@ -243,7 +243,7 @@ package final class AgentServer: Sendable {
         } catch {
             return .failure(error)
         }
-        hold(vault, as: .database(vault.path), idleTimeout: idleTimeout)
+        hold(vault, as: .database(vault.location.description), idleTimeout: idleTimeout)
         return .ok
     }
 
@@ -256,7 +256,7 @@ package final class AgentServer: Sendable {
             return previous
         }
         replaced.forEach { $0.vault.close() }
-        hooks.log("unlocked \(vault.path)")
+        hooks.log("unlocked \(vault.location.description)")
     }
 
     /// Runs `body` with the vault the client means, if it is held and its file is still
@@ -269,7 +269,7 @@ package final class AgentServer: Sendable {
             return held[index].vault
         }
         guard let vault else { return .notHeld }
-        guard wanted.isCurrent(at: vault.path) else {
+        guard wanted.isCurrent(at: vault.location.description) else {
             release(reason: "the file was replaced") { $0.identity == wanted }
             return .notHeld
         }
@@ -282,7 +282,7 @@ package final class AgentServer: Sendable {
             release(reason: "its passphrase or key was changed by another process") { $0.identity == wanted }
             return .notHeld
         } catch {
-            return .failure(WireVaultError.respelled(error, from: vault.path, to: target.path))
+            return .failure(WireVaultError.respelled(error, from: vault.location.description, to: target.path))
         }
     }
 
@@ -290,7 +290,7 @@ package final class AgentServer: Sendable {
     private func sweep() {
         let now = ContinuousClock.now
         release(reason: "idle timeout") { $0.isIdle(at: now) }
-        release(reason: "the file was replaced") { !$0.identity.isCurrent(at: $0.vault.path) }
+        release(reason: "the file was replaced") { !$0.identity.isCurrent(at: $0.vault.location.description) }
     }
 
     /// Removes the matching vaults and closes them (which wipes their keys), outside
@@ -305,7 +305,7 @@ package final class AgentServer: Sendable {
         for entry in released {
             let before = AgentWipeWatch.snapshot()
             entry.vault.close()
-            hooks.log("locked \(entry.vault.path): \(reason)" + AgentWipeWatch.report(since: before))
+            hooks.log("locked \(entry.vault.location.description): \(reason)" + AgentWipeWatch.report(since: before))
         }
         return released.count
     }

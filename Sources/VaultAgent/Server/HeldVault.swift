@@ -33,7 +33,7 @@ package struct FileIdentity: Equatable, Sendable {
 enum HeldVaultIdentity: Equatable, Sendable {
     /// A vault file, by its device and inode.
     case file(FileIdentity)
-    /// A vault at an engine's URL, by that URL without a password (`Vault.path`). Rows have no
+    /// A vault at an engine's URL, by that URL without a password (`Vault.location`). Rows have no
     /// inode; a vault dropped and created again under the same name has another key,
     /// which VaultKit reports as `keyChanged` at the next request that needs the keys.
     case database(String)
@@ -70,6 +70,6 @@ struct HeldVault: Sendable {
     func status(at now: ContinuousClock.Instant) -> HeldVaultStatus {
         let timeout = idleTimeout.map { UInt64($0.components.seconds) } ?? 0
         let left = idleTimeout.map { max($0 - (now - lastUsed), .zero).components.seconds } ?? 0
-        return HeldVaultStatus(path: vault.path, idleTimeoutSeconds: timeout, secondsUntilLocked: UInt64(left))
+        return HeldVaultStatus(path: vault.location.description, idleTimeoutSeconds: timeout, secondsUntilLocked: UInt64(left))
     }
 }

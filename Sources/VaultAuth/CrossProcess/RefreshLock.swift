@@ -19,9 +19,11 @@ import Darwin
 ///
 /// A vault that other hosts reach (PostgreSQL) offers a lock of its own (VaultKit's
 /// `SharedLock`, an advisory lock in the database, one per token item): a file beside the
-/// vault would only exclude processes on this host.
+/// vault would only exclude processes on this host. A vault in an engine without one gets
+/// a lock file in this user's runtime directory, named by a hash of its URL: a URL is no
+/// path to put a file beside.
 struct RefreshLock: Sendable {
-    /// The lock file's path, for a vault file.
+    /// The lock file's path, used when the vault has no shared lock.
     let path: String
     /// The vault's shared lock (one per token item), when it has one.
     let shared: (any SharedLock)?
@@ -31,11 +33,27 @@ struct RefreshLock: Sendable {
     ///
     /// - Throws: ``TokenStoreError/vault(_:)`` when the vault is closed.
     init(store: TokenStore) throws(TokenStoreError) {
-        path = store.vault.path + ".vaultauth-lock"
+        path = Self.lockFilePath(for: store.vault.location, environment: ProcessInfo.processInfo.environment)
         do {
             shared = try store.vault.sharedLock(named: "vaultauth-refresh\u{0}\(store.issuer)\u{0}\(store.account)")
         } catch {
             throw .vault(error)
+        }
+    }
+
+    /// The lock file for the vault at `location`: `<vault>.vaultauth-lock` beside a vault
+    /// file; for a vault in a storage engine, `vaultauth-<SHA-256 of its URL>.lock` in
+    /// `$XDG_RUNTIME_DIR` (this user's, mode 0700), else in the temporary directory, where
+    /// ``lockBlocking(_:)`` refuses a file another user planted.
+    static func lockFilePath(for location: Vault.Location, environment: [String: String]) -> String {
+        switch location {
+        case .file(let path):
+            return path + ".vaultauth-lock"
+        case .engine(let url):
+            let hex = SHA256.hash(Array(url.utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            let directory = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+                ?? environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+            return (directory.hasSuffix("/") ? String(directory.dropLast()) : directory) + "/vaultauth-" + hex + ".lock"
         }
     }
 

@@ -1,7 +1,7 @@
 /// Where a vault lives in a storage engine, read from its URL: what ``VaultEngine`` hands
 /// the library and the tool, so that they reach the storage without knowing the engine.
 ///
-/// `description` is what ``Vault/path`` and every error and prompt name: the URL without
+/// `description` is what ``Vault/location`` and every error and prompt name: the URL without
 /// any secret in it (a password), since messages reach terminals and logs.
 package protocol VaultEngineLocation: Sendable, CustomStringConvertible {
     /// Whether the URL as given holds a secret (a password): the tool refuses such a URL,

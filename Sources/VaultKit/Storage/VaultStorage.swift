@@ -55,10 +55,17 @@
 /// storage whose driver is asynchronous bridges inside the implementation; see
 /// docs/ARCHITECTURE.md, "The storage seam".
 package protocol VaultStorage: AnyObject {
-    /// Where the vault lives, as errors name it and as ``Vault/path`` shows it to the
-    /// library's user: a file path for SQLite, the URL without its password for an engine
-    /// reached by URL (``VaultEngineLocation``). Never holds a secret.
+    /// Where the vault lives, as errors name it: a file path for SQLite, the URL without
+    /// its password for an engine reached by URL (``VaultEngineLocation``). Never holds a
+    /// secret. It is ``vaultLocation``'s `description`.
     var location: String { get }
+
+    /// What the storage is, as ``Vault/location`` shows it to the library's user: a file
+    /// (``Vault/Location/file(path:)``), or a vault of an engine reached by URL
+    /// (``Vault/Location/engine(url:)``, without the password). Each storage says which,
+    /// so a caller never guesses it from the text (VaultAuth's refresh lock is a file
+    /// beside a vault file only).
+    var vaultLocation: Vault.Location { get }
 
     // MARK: Creating and checking
 

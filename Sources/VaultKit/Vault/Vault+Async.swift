@@ -65,31 +65,18 @@ extension Vault {
 
     // MARK: Writing
 
-    public func set(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
+    public func set(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
+        let secret = secret.secretBytes
         try await offPool { () throws(VaultError) in try self.set(secret, service: service, account: account, label: label, generic: generic) }
     }
 
-    public func set(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
-        try await offPool { () throws(VaultError) in try self.set(secret, service: service, account: account, label: label, generic: generic) }
-    }
-
-    public func set(_ secret: Data, service: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
-        try await offPool { () throws(VaultError) in try self.set(secret, service: service, account: account, label: label, generic: generic) }
-    }
-
-    public func add(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
+    public func add(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
+        let secret = secret.secretBytes
         try await offPool { () throws(VaultError) in try self.add(secret, service: service, account: account, label: label, generic: generic) }
     }
 
-    public func add(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
-        try await offPool { () throws(VaultError) in try self.add(secret, service: service, account: account, label: label, generic: generic) }
-    }
-
-    public func update(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
-        try await offPool { () throws(VaultError) in try self.update(secret, service: service, account: account, label: label, generic: generic) }
-    }
-
-    public func update(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
+    public func update(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
+        let secret = secret.secretBytes
         try await offPool { () throws(VaultError) in try self.update(secret, service: service, account: account, label: label, generic: generic) }
     }
 

@@ -57,16 +57,16 @@ extension Vault {
         try Sodium.ensureInitialized()
         try FileSystem.checkExistingVault(at: path)
         let database = try openDatabase(path, busyTimeout: busyTimeout)
-        return try unlock(VaultStore(database), path: path, hostKey: hostKey, identities: identities)
+        return try unlock(VaultStore(database), location: .file(path: path), hostKey: hostKey, identities: identities)
     }
 
     /// Opens the vault in `storage` with a host key (other storage engines, the seam's tests).
     package static func open(_ storage: sending any VaultStorage, hostKey: HostKeyPair, identities: [VaultIdentity]) throws(VaultError) -> Vault {
         try Sodium.ensureInitialized()
-        return try unlock(VaultStore(storage), path: storage.location, hostKey: hostKey, identities: identities)
+        return try unlock(VaultStore(storage), location: storage.vaultLocation, hostKey: hostKey, identities: identities)
     }
 
-    private static func unlock(_ store: sending VaultStore, path: String, hostKey: HostKeyPair, identities: [VaultIdentity]) throws(VaultError) -> Vault {
+    private static func unlock(_ store: sending VaultStore, location: Location, hostKey: HostKeyPair, identities: [VaultIdentity]) throws(VaultError) -> Vault {
         let (header, masterKey) = try store.readTransaction { () throws(VaultError) in
             let header = try store.readHeader()
             try store.checkSchema(formatVersion: header.formatVersion)
@@ -85,7 +85,7 @@ extension Vault {
         var unlocked = UnlockedVault(store: store, keys: keys, keyEncryptionKey: nil, header: header)
         unlocked.hostKey = hostKey
         unlocked.hostPins = identities
-        return Vault(path: path, unlocked: unlocked)
+        return Vault(location: location, unlocked: unlocked)
     }
 
     /// The vault's identity, which a host pins to open it by host key: created (and the

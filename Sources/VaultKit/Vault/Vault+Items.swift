@@ -18,50 +18,33 @@ extension Vault {
     /// ```
     ///
     /// - Parameters:
-    ///   - secret: the bytes to keep; sealed before they reach storage.
+    ///   - secret: the bytes to keep, sealed before they reach storage: a `String` (its
+    ///     UTF-8), `Data`, `[UInt8]`, ``SecretBytes`` (not copied), or a type of your own
+    ///     (``SecretBytesConvertible``). A copy VaultKit makes is wiped once sealed.
     ///   - service: what the secret is for (`kSecAttrService`), for example a host name.
     ///   - account: whose secret it is within the service (`kSecAttrAccount`).
     ///   - label: a name for people; `nil` keeps the stored label (none for a new item).
     ///   - generic: application data; `nil` keeps the stored data (none for a new item).
     /// - Throws: ``VaultError/Code/invalidArgument`` for an empty service; storage errors.
-    public func set(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
+    public func set(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
+        let secret = secret.secretBytes
         try withUnlocked { (vault) throws(VaultError) in
             try vault.set(secret, service: service, account: account, label: label, generic: generic)
         }
     }
 
-    /// Stores a UTF-8 string secret; see ``set(_:service:account:label:generic:)``.
-    public func set(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try set(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
-    }
-
-    /// Stores binary secret bytes; see ``set(_:service:account:label:generic:)``.
-    public func set(_ secret: Data, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try set(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
-    }
-
-    /// Adds a new item.
+    /// Adds a new item; the secret is any ``SecretBytesConvertible``, as for ``set(_:service:account:label:generic:)-5d02y``.
     ///
     /// - Throws: ``VaultError/duplicateItem`` if (`service`, `account`) already exists.
-    public func add(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try write(.add, secret, service: service, account: account, label: label, generic: generic)
-    }
-
-    /// Adds a new item with a UTF-8 string secret.
-    public func add(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try add(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
+    public func add(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
+        try write(.add, secret.secretBytes, service: service, account: account, label: label, generic: generic)
     }
 
     /// Replaces the secret of an existing item; `nil` attributes keep their stored values.
     ///
     /// - Throws: ``VaultError/itemNotFound`` if there is no such item.
-    public func update(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try write(.update, secret, service: service, account: account, label: label, generic: generic)
-    }
-
-    /// Replaces the secret of an existing item with a UTF-8 string.
-    public func update(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try update(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
+    public func update(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
+        try write(.update, secret.secretBytes, service: service, account: account, label: label, generic: generic)
     }
 
     private func write(_ mode: UnlockedVault.WriteMode, _ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws(VaultError) {

@@ -29,34 +29,19 @@ public struct VaultBatch {
         }
     }
 
-    /// Adds or updates an item; see ``Vault/set(_:service:account:label:generic:)-2ql8n``.
-    public func set(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try vault.write(.set, secret: secret, service: service, account: account, label: label, generic: generic)
-    }
-
-    /// Adds or updates an item with a UTF-8 string secret.
-    public func set(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try set(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
+    /// Adds or updates an item; see ``Vault/set(_:service:account:label:generic:)-5d02y``.
+    public func set(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
+        try vault.write(.set, secret: secret.secretBytes, service: service, account: account, label: label, generic: generic)
     }
 
     /// Adds an item; throws ``VaultError/duplicateItem`` if it exists.
-    public func add(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try vault.write(.add, secret: secret, service: service, account: account, label: label, generic: generic)
-    }
-
-    /// Adds an item with a UTF-8 string secret.
-    public func add(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try add(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
+    public func add(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
+        try vault.write(.add, secret: secret.secretBytes, service: service, account: account, label: label, generic: generic)
     }
 
     /// Updates an item; throws ``VaultError/itemNotFound`` if it does not exist.
-    public func update(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try vault.write(.update, secret: secret, service: service, account: account, label: label, generic: generic)
-    }
-
-    /// Updates an item with a UTF-8 string secret.
-    public func update(_ secret: String, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try update(SecretBytes(secret), service: service, account: account, label: label, generic: generic)
+    public func update(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
+        try vault.write(.update, secret: secret.secretBytes, service: service, account: account, label: label, generic: generic)
     }
 
     /// Deletes an item; returns whether it existed.

@@ -8,15 +8,7 @@ import Foundation
 /// call of the same name, so the vault work runs on the vault's queue, never on the
 /// caller's thread (unless the caller's task runs on that queue, ``Vault/executor``).
 extension VaultService {
-    public func set(_ secret: SecretBytes, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
-        try await vault.set(secret, service: name, account: account, label: label, generic: generic)
-    }
-
-    public func set(_ secret: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
-        try await vault.set(secret, service: name, account: account, label: label, generic: generic)
-    }
-
-    public func set(_ secret: Data, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
+    public func set(_ secret: some SecretBytesConvertible, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
         try await vault.set(secret, service: name, account: account, label: label, generic: generic)
     }
 
@@ -24,19 +16,11 @@ extension VaultService {
         try await vault.setValue(value, schemaVersion: schemaVersion, service: name, account: account, label: label, generic: generic)
     }
 
-    public func add(_ secret: SecretBytes, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
+    public func add(_ secret: some SecretBytesConvertible, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
         try await vault.add(secret, service: name, account: account, label: label, generic: generic)
     }
 
-    public func add(_ secret: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
-        try await vault.add(secret, service: name, account: account, label: label, generic: generic)
-    }
-
-    public func update(_ secret: SecretBytes, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
-        try await vault.update(secret, service: name, account: account, label: label, generic: generic)
-    }
-
-    public func update(_ secret: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
+    public func update(_ secret: some SecretBytesConvertible, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
         try await vault.update(secret, service: name, account: account, label: label, generic: generic)
     }
 

@@ -34,18 +34,8 @@ public struct VaultService: Sendable {
 
     // MARK: Writing
 
-    /// Adds or updates the item of `account`; see ``Vault/set(_:service:account:label:generic:)-2ql8n``.
-    public func set(_ secret: SecretBytes, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try vault.set(secret, service: name, account: account, label: label, generic: generic)
-    }
-
-    /// Adds or updates the item of `account` with a UTF-8 string secret.
-    public func set(_ secret: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try vault.set(secret, service: name, account: account, label: label, generic: generic)
-    }
-
-    /// Adds or updates the item of `account` with binary secret bytes.
-    public func set(_ secret: Data, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
+    /// Adds or updates the item of `account`; see ``Vault/set(_:service:account:label:generic:)-5d02y``.
+    public func set(_ secret: some SecretBytesConvertible, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try vault.set(secret, service: name, account: account, label: label, generic: generic)
     }
 
@@ -56,22 +46,12 @@ public struct VaultService: Sendable {
     }
 
     /// Adds the item of `account`; throws ``VaultError/duplicateItem`` if it exists.
-    public func add(_ secret: SecretBytes, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try vault.add(secret, service: name, account: account, label: label, generic: generic)
-    }
-
-    /// Adds the item of `account` with a UTF-8 string secret.
-    public func add(_ secret: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
+    public func add(_ secret: some SecretBytesConvertible, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try vault.add(secret, service: name, account: account, label: label, generic: generic)
     }
 
     /// Replaces the secret of `account`'s item; throws ``VaultError/itemNotFound`` if there is none.
-    public func update(_ secret: SecretBytes, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try vault.update(secret, service: name, account: account, label: label, generic: generic)
-    }
-
-    /// Replaces the secret of `account`'s item with a UTF-8 string.
-    public func update(_ secret: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
+    public func update(_ secret: some SecretBytesConvertible, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try vault.update(secret, service: name, account: account, label: label, generic: generic)
     }
 

@@ -40,7 +40,7 @@ struct PasswdCommand: ParsableCommand {
         let vault = try options.openVault()
         defer { vault.close() }
         let parameters = try requested ?? vault.kdfParameters ?? .moderate
-        let passphrase = try Credentials.replacementPassphrase(for: vault.path)
+        let passphrase = try Credentials.replacementPassphrase(for: vault.location.description)
         // One transaction either way: a failure (a full disk, a file size limit) leaves
         // the old passphrase in force, and success leaves only the new one.
         if rewrapOnly {

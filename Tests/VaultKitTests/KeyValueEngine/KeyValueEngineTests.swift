@@ -16,7 +16,7 @@ import TestSupport
         let url = Self.newURL()
         let key = VaultKey.random()
         let vault = try Vault.create(url: url, key: key)
-        #expect(vault.path == url)
+        #expect(vault.location == .engine(url: url))
         try vault.set("one", service: "api", account: "alice")
         try vault.set("two", service: "api", account: "bob")
         #expect(try vault.string(service: "api", account: "alice") == "one")

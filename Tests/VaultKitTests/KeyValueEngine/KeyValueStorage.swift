@@ -16,6 +16,7 @@ import Foundation
 /// A connection is used by one thread at a time (the ``Vault``'s mutex), hence `@unchecked Sendable`.
 final class KeyValueStorage: VaultStorage, @unchecked Sendable {
     let location: String
+    var vaultLocation: Vault.Location { .engine(url: location) }
     private let database: KeyValueDatabase
     private let busyTimeout: Duration
     /// The committed state the open transaction reads.

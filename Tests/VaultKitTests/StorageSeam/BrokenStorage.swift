@@ -34,6 +34,7 @@ final class BrokenStorage: VaultStorage, @unchecked Sendable {
     }
 
     var location: String { inner.location }
+    var vaultLocation: Vault.Location { inner.vaultLocation }
     var snapshotVersion: Int64 { defect == .versionNeverMoves ? 1 : inner.snapshotVersion }
 
     func createVault(header: VaultHeader, manifestTag: ManifestDigest) throws(StorageError) { try inner.createVault(header: header, manifestTag: manifestTag) }

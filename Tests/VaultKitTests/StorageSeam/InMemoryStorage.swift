@@ -24,6 +24,8 @@ final class InMemoryStorage: VaultStorage, @unchecked Sendable {
     }
 
     let location: String
+    /// Not a file: the tests' reference storage, named like an engine's URL.
+    var vaultLocation: Vault.Location { .engine(url: location) }
     private(set) var committed = Contents()
     /// The write transaction's copy, published on commit and dropped on rollback.
     private var pending: Contents?
