@@ -35,7 +35,7 @@ import VaultKit
         let path = try Self.newVault(directory)
         let log = Log()
         let server = Self.server(directory, log: log) { (vault) throws(VaultError) in
-            throw .rolledBack(path: vault.path, seenGeneration: 7, fileGeneration: 3)
+            throw .rolledBack(path: vault.location.description, seenGeneration: 7, fileGeneration: 3)
         }
         let response = server.respond(to: .unlock(path: path, credential: SecretBytes("correct horse"), isKey: false, idleTimeoutSeconds: 0))
         guard case .failure(let error) = response else { Issue.record("not a failure: \(response)"); return }

@@ -9,6 +9,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import VaultAgent
 import VaultKit
 import VaultTransfer
 
