@@ -9,10 +9,12 @@ import Glibc
 import VaultKit
 
 /// An Unlock that needs a passphrase: an org.freedesktop.Secret.Prompt object. Its
-/// Prompt method asks on the provider's terminal; Completed comes when the passphrase
-/// opens the vault, or with dismissed = true when the client calls Dismiss, the provider
-/// has no terminal, the line is empty, three passphrases fail, or nobody answers within
-/// ``SecretServiceProvider/promptTimeout``, so no client waits forever.
+/// Prompt method asks on the provider's terminal, when it has one, and meanwhile looks
+/// for the vault in the agent each second, so `vault unlock` in another terminal answers
+/// it too. Completed comes when either opens the vault, or with dismissed = true when the
+/// client calls Dismiss, the line is empty, three passphrases fail, or nothing opens the
+/// vault within the prompt timeout (``SecretServiceProvider/promptTimeout``, 120 s unless
+/// `--prompt-timeout` says otherwise), so no client waits forever.
 struct PendingPrompt {
     /// The client that got the prompt; only it may use it.
     let owner: String
@@ -24,8 +26,11 @@ struct PendingPrompt {
 
 extension SecretServiceProvider {
     static let promptInterface = "org.freedesktop.Secret.Prompt"
-    /// How long a prompt waits for someone at the terminal.
-    static let promptTimeout = Duration.seconds(120)
+    /// How long a prompt waits for someone at the terminal or for `vault unlock`, unless
+    /// the command is told otherwise.
+    package static let defaultPromptTimeout = Duration.seconds(120)
+    /// How often a waiting prompt asks the agent whether it holds the vault now.
+    static let agentPollInterval = Duration.seconds(1)
     static let passphraseAttempts = 3
 
     /// Lock: the store forgets the vault's keys; the collections show as they are now.
@@ -74,10 +79,10 @@ extension SecretServiceProvider {
             guard prompt.asked == nil else { return }
             if !locked {
                 complete(id, dismissed: false)
-            } else if terminal != nil || startAsking() {
-                prompts[id]?.asked = .now
             } else {
-                complete(id, dismissed: true)
+                // Without a terminal the prompt still waits: for `vault unlock` elsewhere.
+                if terminal == nil { _ = startAsking() }
+                prompts[id]?.asked = .now
             }
         case "Dismiss":
             complete(id, dismissed: true)
@@ -135,10 +140,27 @@ extension SecretServiceProvider {
                 terminal.say("\nThat passphrase does not open the vault. Passphrase: ")
                 return
             }
-            unlocked()
-            for id in prompts.keys.sorted() where prompts[id]?.asked != nil { complete(id, dismissed: false) }
-            stopAsking("unlocked")
+            completeAskingPrompts(because: "unlocked")
         }
+    }
+
+    /// The vault is open: every prompt that asked completes, and the terminal stops asking.
+    private func completeAskingPrompts(because why: String) {
+        unlocked()
+        for id in prompts.keys.sorted() where prompts[id]?.asked != nil { complete(id, dismissed: false) }
+        if terminal != nil { stopAsking(why) }
+    }
+
+    /// While a prompt waits, `vault unlock` in another terminal may have given the agent
+    /// the vault: then the prompts complete without anyone typing here. A failure to
+    /// reach the agent is no answer; the prompt keeps waiting until its timeout.
+    func pollAgentForWaitingPrompts() {
+        guard locked, prompts.values.contains(where: { $0.asked != nil }) else { return }
+        let now = ContinuousClock.now
+        if let last = lastAgentPoll, now - last < Self.agentPollInterval { return }
+        lastAgentPoll = now
+        guard (try? store.unlockWithoutPrompt()) == true else { return }
+        completeAskingPrompts(because: "unlocked by the agent (vault unlock)")
     }
 
     /// Every prompt asking now ends dismissed (also at SIGTERM, so clients do not wait).
@@ -150,17 +172,18 @@ extension SecretServiceProvider {
     /// Dismisses prompts that have asked longer than ``promptTimeout``.
     func dismissExpiredPrompts() {
         let now = ContinuousClock.now
-        let expired = prompts.filter { $0.value.asked.map { now - $0 >= Self.promptTimeout } ?? false }
+        let expired = prompts.filter { $0.value.asked.map { now - $0 >= promptTimeout } ?? false }
         guard !expired.isEmpty else { return }
         for id in expired.keys.sorted() { complete(id, dismissed: true) }
         if !prompts.values.contains(where: { $0.asked != nil }) { stopAsking("no answer; not unlocked") }
     }
 
-    /// How long the loop may wait before a prompt expires (microseconds; UInt64.max: no limit).
+    /// How long the loop may wait before a prompt expires or the agent is asked again
+    /// (microseconds; UInt64.max: no limit).
     func promptWaitLimit() -> UInt64 {
         let now = ContinuousClock.now
         guard let first = prompts.values.compactMap(\.asked).min() else { return UInt64.max }
-        let left = Self.promptTimeout - (now - first)
+        let left = min(promptTimeout - (now - first), Self.agentPollInterval)
         guard left > .zero else { return 0 }
         let (seconds, attoseconds) = left.components
         return UInt64(seconds) * 1_000_000 + UInt64(attoseconds / 1_000_000_000_000) + 1

@@ -33,6 +33,10 @@ package final class SecretServiceProvider {
     var nextPromptID = 1
     var terminal: PromptTerminal?
     var failedAttempts = 0
+    /// How long a prompt waits for an answer before it completes dismissed.
+    let promptTimeout: Duration
+    /// When a waiting prompt last asked the agent for the vault.
+    var lastAgentPoll: ContinuousClock.Instant?
 
     var itemIDs: [ItemKey: Int] = [:]
     var itemKeys: [Int: ItemKey] = [:]
@@ -44,9 +48,10 @@ package final class SecretServiceProvider {
     /// Signals to send after the reply of the call that caused them.
     var pendingSignals: [BusSignal] = []
 
-    package init(store: any SecretServiceStore, ownUID: uid_t = getuid()) {
+    package init(store: any SecretServiceStore, ownUID: uid_t = getuid(), promptTimeout: Duration = defaultPromptTimeout) {
         self.store = store
         self.ownUID = ownUID
+        self.promptTimeout = promptTimeout
     }
 
     /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`), takes the name and serves
@@ -93,6 +98,7 @@ package final class SecretServiceProvider {
                 return
             }
             if ready & VKSS_READY_EXTRA != 0 { terminalReadable() }
+            pollAgentForWaitingPrompts()
             dismissExpiredPrompts()
             sendPendingSignals()
         }

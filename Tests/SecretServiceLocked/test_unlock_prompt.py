@@ -1,8 +1,9 @@
 """Lock and Unlock of a passphrase vault through `vault secret-service`: Lock closes the
 vault (GetSecret then refuses with IsLocked); Unlock returns an
-org.freedesktop.Secret.Prompt whose Prompt asks on the provider's terminal and completes
-when the passphrase is typed, or completes dismissed when there is no terminal, on
-Dismiss, or when the provider stops, so a client never waits forever.
+org.freedesktop.Secret.Prompt whose Prompt asks on the provider's terminal (when it has
+one) and completes when the passphrase is typed there or when `vault unlock` in another
+terminal gives the agent the vault, or completes dismissed on Dismiss, at the prompt
+timeout, or when the provider stops, so a client never waits forever.
 
 Each test starts its own session bus and provider on a vault of its own. Run by
 scripts/test-secret-service.sh, which sets VAULT_CLI to the `vault` binary."""
@@ -39,7 +40,7 @@ def call(connection, address, method, signature=None, *body):
 class Provider:
     """A private bus, a passphrase vault, and `vault secret-service` on them."""
 
-    def __init__(self, on_terminal):
+    def __init__(self, on_terminal, prompt_timeout=3):
         self.work = tempfile.TemporaryDirectory()
         work = self.work.name
         os.mkdir(f"{work}/runtime", 0o700)
@@ -61,14 +62,14 @@ class Provider:
             def controlling_terminal():
                 os.setsid()
                 fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-            self.process = subprocess.Popen([os.environ["VAULT_CLI"], "secret-service"], env=self.env, stdin=slave, stdout=slave,
+            self.process = subprocess.Popen([os.environ["VAULT_CLI"], "secret-service", "--prompt-timeout", str(prompt_timeout)], env=self.env, stdin=slave, stdout=slave,
                                             stderr=subprocess.PIPE, preexec_fn=controlling_terminal)
             os.close(slave)
             self.read_terminal_until(b"Passphrase")
             os.write(self.master, PASSPHRASE + b"\n")
         else:
             # No terminal at all; the passphrase for the start comes from a file.
-            self.process = subprocess.Popen([os.environ["VAULT_CLI"], "secret-service"],
+            self.process = subprocess.Popen([os.environ["VAULT_CLI"], "secret-service", "--prompt-timeout", str(prompt_timeout)],
                                             env={**self.env, "VAULT_PASSPHRASE_FILE": f"{work}/passphrase"},
                                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         subprocess.run(["gdbus", "wait", "--session", "--timeout", "60", "org.freedesktop.secrets"], env=self.env, check=True)
@@ -85,8 +86,14 @@ class Provider:
                 seen += os.read(self.master, 4096)
         return seen
 
+    def vault_unlock(self):
+        """`vault unlock` in another terminal: the agent, started here, holds the vault."""
+        subprocess.run([os.environ["VAULT_CLI"], "unlock"], env={**self.env, "VAULT_PASSPHRASE_FILE": f"{self.work.name}/passphrase"},
+                       stdin=subprocess.DEVNULL, check=True, capture_output=True)
+
     def close(self):
         self.connection.close()
+        subprocess.run([os.environ["VAULT_CLI"], "agent", "stop"], env=self.env, stdin=subprocess.DEVNULL, capture_output=True)
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
@@ -106,6 +113,14 @@ def on_terminal():
 @pytest.fixture
 def headless():
     provider = Provider(on_terminal=False)
+    yield provider
+    provider.close()
+
+
+@pytest.fixture
+def headless_waiting():
+    """No terminal, and prompts that wait long enough for a `vault unlock` elsewhere."""
+    provider = Provider(on_terminal=False, prompt_timeout=90)
     yield provider
     provider.close()
 
@@ -130,8 +145,9 @@ def lock_and_check(provider, item):
     return session
 
 
-def completed(provider, prompt, method, *body):
-    """Calls the prompt's method and returns its Completed signal's (dismissed, result)."""
+def completed(provider, prompt, method, *body, answer=None):
+    """Calls the prompt's method, then `answer` (if given), and returns its Completed
+    signal's (dismissed, result)."""
     connection = provider.connection
     rule = MatchRule(type="signal", interface="org.freedesktop.Secret.Prompt", member="Completed", path=prompt)
     call(connection, BUS, "AddMatch", "s", rule.serialise())
@@ -142,7 +158,9 @@ def completed(provider, prompt, method, *body):
             os.write(provider.master, b"wrong passphrase\n")
             provider.read_terminal_until(b"does not open")
             os.write(provider.master, PASSPHRASE + b"\n")
-        return connection.recv_until_filtered(signals, timeout=30).body
+        if answer is not None:
+            answer()
+        return connection.recv_until_filtered(signals, timeout=60).body
 
 
 def test_unlock_asks_on_the_providers_terminal(on_terminal):
@@ -189,6 +207,30 @@ def test_without_a_terminal_the_prompt_is_dismissed(headless):
     with pytest.raises(DBusErrorResponse) as gone:
         call(headless.connection, DBusAddress(prompt, "org.freedesktop.secrets", "org.freedesktop.Secret.Prompt"), "Prompt", "s", "")
     assert gone.value.name == "org.freedesktop.Secret.Error.NoSuchObject"
+
+
+def test_vault_unlock_in_another_terminal_answers_a_waiting_prompt(headless_waiting):
+    provider = headless_waiting
+    item = store_item(provider.connection)
+    session = lock_and_check(provider, item)
+    _, prompt = call(provider.connection, SERVICE, "Unlock", "ao", [VAULT])
+    assert prompt != "/"
+    started = time.monotonic()
+    assert completed(provider, prompt, "Prompt", "", answer=provider.vault_unlock) == (False, ("ao", [VAULT]))
+    # Answered by the agent, well before the 90 s timeout would have dismissed it.
+    assert time.monotonic() - started < 60
+    assert not item.is_locked()
+    (_, _, value, _), = call(provider.connection, DBusAddress(item.item_path, "org.freedesktop.secrets", "org.freedesktop.Secret.Item"), "GetSecret", "o", session)
+    assert bytes(value) == b"locked-secret"
+
+
+def test_a_prompt_nobody_answers_is_dismissed_at_its_timeout(headless):
+    call(headless.connection, SERVICE, "Lock", "ao", [VAULT])
+    _, prompt = call(headless.connection, SERVICE, "Unlock", "ao", [VAULT])
+    started = time.monotonic()
+    assert completed(headless, prompt, "Prompt", "") == (True, ("ao", []))
+    # The headless provider's --prompt-timeout is 3 s: it waited for an answer, then gave up.
+    assert 2.5 <= time.monotonic() - started < 30
 
 
 def test_another_client_cannot_answer_a_prompt(headless):

@@ -21,6 +21,11 @@ struct SecretServiceCommand: ParsableCommand {
             when it holds the vault, else with --key-file, --host-key or the passphrase \
             (VAULT_PASSPHRASE_FILE). It stops when the bus ends, or on SIGTERM or Ctrl-C.
 
+            After a client's Lock, its Unlock opens the vault at once through the agent \
+            or a key file; else it gets a prompt, answered by the passphrase typed on this \
+            terminal or by 'vault unlock' in another one, and dismissed after \
+            --prompt-timeout seconds.
+
             Any program of the user on the session bus can read every item while this \
             runs, as with GNOME Keyring; callers of other users are refused. Items keep \
             their attributes in the vault; secret-tool's 'service' and 'username' become \
@@ -33,10 +38,19 @@ struct SecretServiceCommand: ParsableCommand {
 
     @OptionGroup var options: VaultOptions
 
+    @Option(name: .customLong("prompt-timeout"), help: ArgumentHelp(
+        "Seconds an Unlock prompt waits for a passphrase on this terminal or for 'vault unlock' elsewhere before it is dismissed (default 120).",
+        valueName: "seconds"))
+    var promptTimeout: Int = 120
+
+    func validate() throws {
+        guard (1...86_400).contains(promptTimeout) else { throw ValidationError("--prompt-timeout must be 1 to 86400 seconds") }
+    }
+
     func run() throws {
         let store = SecretServiceItemStore(try openItems(), options: options)
         defer { store.lock() }
-        try SecretServiceProvider(store: store).run()
+        try SecretServiceProvider(store: store, promptTimeout: .seconds(promptTimeout)).run()
     }
 }
 
