@@ -62,7 +62,7 @@ public struct HostKeyPair: Sendable, CustomStringConvertible {
 
     /// Reads a private key file: exactly 32 raw bytes in a regular file (reached through
     /// any symbolic links) owned by this user or root that no one else may read or write
-    /// (``SecretFile``'s policy, the `vault` tool's for every secret file).
+    /// (`SecretFile`'s policy, the `vault` tool's for every secret file).
     ///
     /// - Throws: ``VaultError/io(path:errno:)``, ``VaultError/untrustedOwner(path:uid:)``,
     ///   ``VaultError/insecurePermissions(path:mode:)``, ``VaultError/invalidArgument(_:)``
