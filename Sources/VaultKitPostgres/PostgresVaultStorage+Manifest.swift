@@ -78,11 +78,14 @@ extension PostgresVaultStorage {
             try connection.query(PostgresSQL.manifestDigestsChangedSince,
                                  [.text(vault), .text(String(xid)), bucket.map { .int64(Int64($0)) } ?? .nullInt64]) { rows in
                 manifestRowsRead += rows.count
-                return (0..<rows.count).map { row in
+                let listed = (0..<rows.count).map { row in
                     let (bucket, digest) = (rows.int64(row, 0), rows.array(row, 1))
                     if usable { manifestCache.record(Int(bucket), digest) }
                     return (bucket, digest)
                 }
+                // Not listed: `bucket` has no row (what a write into it then reads).
+                if usable, let bucket, !listed.contains(where: { $0.0 == Int64(bucket) }) { manifestCache.record(bucket, nil) }
+                return listed
             }
         }
     }

@@ -122,14 +122,18 @@ extension UnlockedVault {
     /// read: a change the list missed can only cause this, never a pass).
     private func provenFromChanges(to root: ManifestDigest, including bucket: Int?) throws(VaultError) -> ProvenManifest? {
         guard var proven = manifestCheck.proven, let mark = store.manifestMark else { return nil }
-        guard let changed = try store.manifestBuckets(changedSince: proven.mark, including: bucket) else { return nil }
-        for (bucket, bytes) in changed {
+        guard let listed = try store.manifestBuckets(changedSince: proven.mark, including: bucket) else { return nil }
+        var changed = try listed.map { (bucket, bytes) throws(VaultError) in
             let valid = bytes.withUnsafeBytes { bytes in Result { () throws(VaultError) in try Self.validBucket(bucket, bytes) } }
-            let (bucket, digest) = try valid.get()
+            return try valid.get()
+        }
+        // `bucket` not listed: it has no stored row (an empty bucket, or one deleted).
+        if let bucket, !changed.contains(where: { $0.0 == bucket }) { changed.append((bucket, .zero)) }
+        for (bucket, digest) in changed {
             let old = proven.digests[bucket]
             if old == digest { continue }
             if !old.isZero { proven.root -= manifestCheck.bucketTerm(bucket, digest: old, keys: keys) }
-            proven.root += manifestCheck.bucketTerm(bucket, digest: digest, keys: keys)
+            if !digest.isZero { proven.root += manifestCheck.bucketTerm(bucket, digest: digest, keys: keys) }
             proven.digests[bucket] = digest
         }
         guard proven.root == root else { return nil }
