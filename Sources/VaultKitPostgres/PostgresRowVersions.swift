@@ -15,6 +15,11 @@
 ///   gone, **taints** the version (a new one, with the same vault state), so the engine
 ///   verifies that bucket again. That is what catches a row changed, put back or deleted
 ///   by someone who left the header alone (docs/THREAT-MODEL.md, "PostgreSQL").
+/// - Rows are kept **per manifest bucket**, and a new version holds what vouched under the
+///   old one: once the engine has verified the new root and found a bucket's digest
+///   unchanged, it carries that bucket's rows into the new version (``carry(_:)``), so its
+///   lone reads stay one statement after another process's write. A bucket whose lone
+///   read did not match what was held is never carried.
 ///
 /// A version is a number of this storage's own, never handed out twice.
 struct PostgresRowVersions {

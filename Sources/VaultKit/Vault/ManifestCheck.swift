@@ -146,13 +146,16 @@ final class ManifestCheck {
     }
 
     /// Forgets everything verified, the kept rows and proven digests too: they are known
-    /// to be out of date (a prepared set found the vault changed; the proven digests stay
-    /// then, the sum checks them), the keys changed, a verification failed, or
-    /// ``Vault/verify()`` starts from nothing.
+    /// to be out of date (a prepared set found the vault changed; the proven digests and
+    /// the buckets verified at them stay then, since the next check of the root sums them
+    /// with what changed), the keys changed, a verification failed, or ``Vault/verify()``
+    /// starts from nothing.
     func resetAll(dataVersion: Int64 = -1, keepingProven: Bool = false) {
         reset(dataVersion: dataVersion)
-        candidates = nil
-        if !keepingProven { proven = nil }
+        if !keepingProven {
+            candidates = nil
+            proven = nil
+        }
         discardProvenChanges()
         verified.removeAll()
     }
