@@ -236,4 +236,15 @@ enum PostgresSQL {
     static let noLockTimeout = "SET lock_timeout = 0"
     static let advisoryLock = "SELECT pg_advisory_lock($1)"
     static let advisoryUnlock = "SELECT pg_advisory_unlock($1)"
+
+    // MARK: Manifest rows changed since a state (FORMAT.md section 13.1)
+
+    /// The bucket rows of vault `$1` written by a transaction newer than `$2` (a header
+    /// row's `xmin`: younger rows have a smaller `age`), and the row of bucket `$3` (NULL:
+    /// none) whatever its age. An optimisation only: the engine checks the sum
+    /// (``PostgresVaultStorage/manifestBuckets(changedSince:including:)``).
+    static let manifestDigestsChangedSince = """
+        SELECT bucket, digest FROM vaultkit_manifest
+        WHERE vault = $1 AND (age(xmin) < age($2::xid) OR bucket = $3)
+        """
 }

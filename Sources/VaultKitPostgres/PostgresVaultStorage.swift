@@ -52,6 +52,9 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     var ownCommitVersion: Int64 = -1
     /// The vault's state and the row versions verified under ``snapshotVersion``.
     var rowVersions = PostgresRowVersions()
+    /// Manifest bucket rows this storage has read, for the tests: re-verifying a root
+    /// after another writer's commit reads the rows it changed, not all.
+    var manifestRowsRead = 0
 
     package init(_ location: PostgresVaultLocation, lockTimeoutMilliseconds: Int) throws(StorageError) {
         self.location = location.description
