@@ -42,9 +42,12 @@ extension PostgresVaultStorage {
                 guard case .writing(let write) = transaction, write.openingResult == nil else {
                     throw .corrupted(reason: .unexpectedStorageError)
                 }
+                // The lock is released as the server commits; the call returns once the
+                // commit is durable (the barrier behind it).
                 try run { () throws in
+                    try connection.enqueueAsynchronousCommit()
                     try connection.enqueue(PostgresSQL.commit)
-                    try connection.flush()
+                    try connection.flushCommitting()
                 }
                 return write
             }
