@@ -26,14 +26,14 @@ extension PostgresConnection {
 
     /// Sends `statements` in one pipeline (preparing those this session has not), reads
     /// every result, and returns the last one, which the caller clears.
-    /// - Parameter thenBarrier: `statements` end a transaction, and the durability barrier
-    ///   (``PostgresSQL/durabilityBarrier``) follows their sync point as a transaction of
-    ///   its own, in the same round trip: it is answered once the WAL is flushed past
-    ///   their commit. Its failure is thrown only when theirs succeeded.
-    func run(_ statements: [Statement], thenBarrier: Bool = false) throws(PostgresFailure) -> OpaquePointer {
+    /// - Parameter barrier: `statements` end a transaction, and this statement (the
+    ///   durability barrier, ``PostgresSQL/durabilityBarrier``) follows their sync point
+    ///   as a transaction of its own, in the same round trip: it is answered once the WAL
+    ///   is flushed past their commit. Its failure is thrown only when theirs succeeded.
+    func run(_ statements: [Statement], then barrier: Statement? = nil) throws(PostgresFailure) -> OpaquePointer {
         roundTrips += 1
         let sent = try send(statements)
-        let barrier = thenBarrier ? try send([Statement(sql: PostgresSQL.durabilityBarrier, parameters: [])]) : nil
+        let barrier = try barrier.map { statement throws(PostgresFailure) in try send([statement]) }
         // A pipeline sent without waiting answers first.
         try readEarlierAnswers()
         let (last, firstFailure) = try readAnswers(of: sent, keepingLast: true)

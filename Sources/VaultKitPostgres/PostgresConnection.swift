@@ -144,11 +144,19 @@ final class PostgresConnection {
     /// once that commit is durable, though the transaction's locks were released as it
     /// committed (``PostgresSQL/asynchronousCommit``). A failed barrier (the session
     /// ended) leaves the commit's fate unknown, as a `COMMIT` without an answer would.
-    func flushCommitting() throws(PostgresFailure) {
-        guard hasDurabilityBarrier else { return try flush() }
+    /// - Returns: the barrier's transaction id (`nil`: no barrier, or not a number).
+    @discardableResult
+    func flushCommitting() throws(PostgresFailure) -> UInt64? {
+        guard hasDurabilityBarrier else {
+            try flush()
+            return nil
+        }
         let statements = queued
         queued.removeAll()
-        PQclear(try run(statements, thenBarrier: true))
+        var barrierTransaction: UInt64?
+        let barrier = Statement(sql: PostgresSQL.durabilityBarrier, parameters: []) { rows in barrierTransaction = UInt64(rows.text(0, 1)) }
+        PQclear(try run(statements, then: barrier))
+        return barrierTransaction
     }
 
     /// Runs the durability barrier alone: returns once every commit this session wrote or

@@ -237,8 +237,9 @@ enum PostgresSQL {
 
     // MARK: Early lock release
 
-    /// Sent before a write transaction's `COMMIT` (as a statement, so it also works in a
-    /// prepared set's implicit transaction, where `SET LOCAL` is refused): this commit
+    /// Sent before a write transaction's `COMMIT` (a query, prepared and pipelined like
+    /// the others, local to the transaction whether it began with `BEGIN` or is a
+    /// prepared set's implicit one): this commit
     /// returns, and releases the write lock, without waiting for its WAL to be flushed.
     /// ``durabilityBarrier`` then waits for the flush, outside the lock, before the write
     /// is acknowledged (docs/POSTGRES.md, "Early lock release").
@@ -249,8 +250,10 @@ enum PostgresSQL {
     /// touches no table, so its commit must flush the WAL up to its own commit record,
     /// after every commit record this session wrote or saw before it. (A transaction that
     /// only takes an id writes no WAL, and its commit does not wait for a flush.)
-    /// Concurrent barriers share one flush (the server's group commit).
-    static let durabilityBarrier = "SELECT pg_logical_emit_message(true, 'vaultkit', ''::bytea)::text"
+    /// Concurrent barriers share one flush (the server's group commit). Returns its
+    /// transaction id, so a writer can tell its snapshot's next state from another
+    /// session's commit (``PostgresSnapshot/version(completing:)``).
+    static let durabilityBarrier = "SELECT pg_logical_emit_message(true, 'vaultkit', ''::bytea)::text, pg_current_xact_id()::text"
 
     /// The function ``durabilityBarrier`` calls, as `to_regprocedure` names it.
     static let barrierFunction = "pg_logical_emit_message(boolean,text,bytea)"

@@ -17,6 +17,7 @@ extension PostgresVaultStorage {
             if rowVersions.headerXmin == nil { _ = rowVersions.forgetState() }
             transaction = .committingPreparedSet
             var checked: (snapshot: String, ownTransaction: UInt64?)?
+            var barrier: UInt64?
             do {
                 // Committed at the sync point without waiting for the flush, which the
                 // barrier behind it waits for, outside the lock, in the same round trip.
@@ -24,7 +25,7 @@ extension PostgresVaultStorage {
                 try enqueuePrepared(set) { rows in
                     checked = (rows.text(0, 0), rows.isNull(0, 1) ? nil : UInt64(rows.text(0, 1)))
                 }
-                try connection.flushCommitting()
+                barrier = try connection.flushCommitting()
             } catch let failure as PostgresFailure where failure.sqlState == PostgresSQL.preparedStateDiffers {
                 endTransaction(committing: false, rollingBack: false)
                 return .stale
@@ -39,7 +40,7 @@ extension PostgresVaultStorage {
             }
             manifestCache.use(version(ofSnapshot: checked.snapshot, ownTransaction: checked.ownTransaction))
             manifestCache.record(set.bucket, set.digestAfter)
-            manifestCache.carry(to: versionAfterOwnCommit(lockSnapshot: PostgresSnapshot(checked.snapshot), ownTransaction: checked.ownTransaction))
+            manifestCache.carry(to: versionAfterOwnCommit(lockSnapshot: PostgresSnapshot(checked.snapshot), ownTransaction: checked.ownTransaction, barrier: barrier))
             // The header's UPDATE required the vault state this version names (when known):
             // nothing else changed the header or the wraps before this commit.
             let before = rowVersions.version
