@@ -49,7 +49,8 @@
 ///
 /// Optional capabilities, each switching on one thing in the engine: ``GatheringInsertStorage``,
 /// ``OpeningInsertStorage``, ``PreparedSetStorage`` (fewer round trips for a database
-/// server), ``FormatUpgradingStorage`` (vaults of older formats), and ``sharedLock(named:)``.
+/// server), ``DurabilityBarrierStorage`` (commits readable before they are durable),
+/// ``FormatUpgradingStorage`` (vaults of older formats), and ``sharedLock(named:)``.
 ///
 /// Calls are blocking and made by one thread at a time (the ``Vault``'s mutex). A
 /// storage whose driver is asynchronous bridges inside the implementation; see
