@@ -121,9 +121,14 @@ import VaultKit
         let (reader, storage, writer, location) = try Self.fixture()
         _ = try TestServer.attacker().change("UPDATE vaultkit_manifest SET digest = digest WHERE vault = $1", [.text(location.vaultName)])
         try writer.set("changed", service: "s", account: "a0")
+        // Forty items share buckets now and then (about one pair in two runs): count the rows.
+        let digestRows = try TestServer.attacker().query(
+            "SELECT count(*) FROM vaultkit_manifest WHERE vault = $1", [.text(location.vaultName)]
+        ) { Int($0.int64(0, 0)) }
         let rowsBefore = storage.manifestRowsRead
         #expect(try reader.string(service: "s", account: "a1") == "v-a1")
-        #expect(storage.manifestRowsRead - rowsBefore >= Self.accounts.count - 2)
+        // Every rewritten row is listed as changed (its `xmin` is new).
+        #expect(storage.manifestRowsRead - rowsBefore >= digestRows)
         try reader.verify()
     }
 }
