@@ -49,6 +49,41 @@ import VaultKit
         #expect(try reopened.verify() == 2)
     }
 
+    /// A role that may not run the barrier (an administrator revoked
+    /// `pg_logical_emit_message` from `PUBLIC`) still writes, durably: each write's own
+    /// commit waits for its flush, as before early lock release, so an acknowledged write
+    /// survives a crash right after its call returned.
+    @Test func aRoleWithoutTheBarrierWritesSynchronously() throws {
+        let server = try CrashableServer()
+        try server.superuser().execute("REVOKE EXECUTE ON FUNCTION \(PostgresSQL.barrierFunction) FROM PUBLIC")
+        let location = try server.location("synchronous")
+        let key = VaultKey.random()
+        _ = try Vault.create(postgres: location, key: key)
+        let opened = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
+        let address = UInt(bitPattern: Unmanaged.passUnretained(opened).toOpaque())
+        let vault = try Vault.open(opened, key: key)
+        let storage = Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
+        try vault.set(SecretBytes("before"), service: "s", account: "a")
+        #expect(!storage.connection.hasDurabilityBarrier)
+
+        try server.stopWALWriter()
+        try vault.set(SecretBytes("new item"), service: "s", account: "b")
+        try vault.set(SecretBytes("replaced"), service: "s", account: "a")
+        try vault.delete(service: "s", account: "b")
+        try vault.set(SecretBytes("last"), service: "s", account: "c")
+        let sent = Set(storage.connection.prepared.keys.map(\.sql))
+        #expect(!sent.contains(PostgresSQL.durabilityBarrier))
+        vault.close()
+
+        try server.crash()
+        let reopened = try Vault.open(postgres: location, key: key)
+        defer { reopened.close() }
+        #expect(try reopened.secret(service: "s", account: "a") == SecretBytes("replaced"))
+        #expect(try !reopened.contains(service: "s", account: "b"))
+        #expect(try reopened.secret(service: "s", account: "c") == SecretBytes("last"))
+        #expect(try reopened.verify() == 2)
+    }
+
     /// Another session's commit can be read before it is durable. The rollback guard
     /// records a state it read only after the barrier made it durable, so a crash that
     /// takes back a state nobody flushed is never called a rollback: neither by a writer
