@@ -99,8 +99,15 @@ import VaultKit
         try reader.batch { batch in
             for account in Self.accounts { try batch.set("v-" + account, service: "s", account: account) }
         }
-        try reader.set("mine", service: "s", account: "y")
-        let bucket = Self.bucket(of: try Self.newestRow(location))
+        // The writer's item and the forged one in different buckets (one item in 1,024 would
+        // share it, and the writer would find the forgery first).
+        try reader.set("v-a0", service: "s", account: "a0")
+        let writersBucket = Self.bucket(of: try Self.newestRow(location))
+        var (mine, bucket) = ("", writersBucket)
+        for candidate in (0..<8).map({ "y\($0)" }) where bucket == writersBucket {
+            try reader.set("mine", service: "s", account: candidate)
+            (mine, bucket) = (candidate, Self.bucket(of: try Self.newestRow(location)))
+        }
         try reader.verify()
         // Another process, verified before the forgery (one opening after it would read every bucket).
         let writer = try Vault.open(postgres: location, key: key)
@@ -109,7 +116,7 @@ import VaultKit
                            [name, .int64(bucket), .bytes((0..<32).map { _ in UInt8.random(in: 1...255) })])
         try old.execute("COMMIT")
         try writer.set("changed", service: "s", account: "a0")
-        let write = try #require(throws: VaultError.self) { try reader.set("again", service: "s", account: "y") }
+        let write = try #require(throws: VaultError.self) { try reader.set("again", service: "s", account: mine) }
         #expect(write.code == .tampered)
         let verify = try #require(throws: VaultError.self) { try reader.verify() }
         #expect(verify.code == .tampered)
