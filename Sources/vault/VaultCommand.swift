@@ -46,7 +46,9 @@ struct VaultCommand: ParsableCommand {
         version: VersionCommand.line,
         subcommands: [
             InitCommand.self, SetCommand.self, AddCommand.self, UpdateCommand.self,
-            GetCommand.self, DeleteCommand.self, ListCommand.self, VerifyCommand.self, PasswdCommand.self, RekeyCommand.self,
+            GetCommand.self, DeleteCommand.self, ListCommand.self,
+            HistoryCommand.self, RestoreCommand.self, LogCommand.self, PurgeHistoryCommand.self, ConfigCommand.self,
+            VerifyCommand.self, PasswdCommand.self, RekeyCommand.self,
             UpgradeCommand.self, BackupCommand.self,
             RunCommand.self, ReadCommand.self, GenerateCommand.self, GitCredentialCommand.self, DockerCredentialCommand.self,
             ImportCommand.self, ExportCommand.self,

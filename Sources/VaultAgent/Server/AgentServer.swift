@@ -181,23 +181,61 @@ package final class AgentServer: Sendable {
             return withVault(target) { vault throws(VaultError) in .secret(try vault.secret(service: service, account: account)) }
         case .item(let target, let service, let account):
             return withVault(target) { vault throws(VaultError) in .item(try vault.item(service: service, account: account)) }
-        case .write(let target, let mode, let secret, let service, let account, let label, let generic):
+        case .write(let target, let mode, let keepHistory, let secret, let service, let account, let label, let generic):
             return withVault(target) { vault throws(VaultError) in
                 switch mode {
-                case .set: try vault.set(secret, service: service, account: account, label: label, generic: generic)
-                case .add: try vault.add(secret, service: service, account: account, label: label, generic: generic)
-                case .update: try vault.update(secret, service: service, account: account, label: label, generic: generic)
+                case .set: try vault.set(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
+                case .add: try vault.add(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
+                case .update: try vault.update(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
                 }
                 return .ok
             }
-        case .delete(let target, let service, let account):
-            return withVault(target) { vault throws(VaultError) in .bool(try vault.delete(service: service, account: account)) }
-        case .deleteAll(let target, let service):
-            return withVault(target) { vault throws(VaultError) in .count(UInt64(try vault.deleteAll(service: service))) }
+        case .delete(let target, let keepHistory, let service, let account):
+            return withVault(target) { vault throws(VaultError) in .bool(try vault.delete(service: service, account: account, keepHistory: keepHistory)) }
+        case .deleteAll(let target, let keepHistory, let service):
+            return withVault(target) { vault throws(VaultError) in .count(UInt64(try vault.deleteAll(service: service, keepHistory: keepHistory))) }
         case .items(let target, let service):
             return withVault(target) { vault throws(VaultError) in .items(try vault.items(service: service)) }
         case .verify(let target):
             return withVault(target) { vault throws(VaultError) in .count(UInt64(try vault.verify())) }
+        default:
+            return respondAboutHistory(to: request)
+        }
+    }
+
+    /// The item history requests (docs/AGENT.md, 0x19 to 0x1F).
+    private func respondAboutHistory(to request: AgentRequest) -> AgentResponse {
+        switch request {
+        case .history(let target, let service, let account):
+            return withVault(target) { vault throws(VaultError) in .versions(try vault.history(service: service, account: account)) }
+        case .version(let target, let service, let account, let number):
+            return withVault(target) { vault throws(VaultError) in
+                let (item, secret) = try vault.itemWithSecret(service: service, account: account, version: number)
+                return .itemWithSecret(item, secret)
+            }
+        case .restore(let target, let service, let account, let number):
+            return withVault(target) { vault throws(VaultError) in
+                try vault.restore(service: service, account: account, version: number)
+                return .ok
+            }
+        case .purgeHistory(let target, let service, let account):
+            return withVault(target) { vault throws(VaultError) in
+                if let service, let account { return .count(UInt64(try vault.purgeHistory(service: service, account: account))) }
+                return .count(UInt64(try vault.purgeHistory()))
+            }
+        case .changes(let target, let limit):
+            // A limit beyond Int's range asks for everything, as no limit does.
+            return withVault(target) { vault throws(VaultError) in .changes(try vault.changes(limit: limit.flatMap { Int(exactly: $0) })) }
+        case .retention(let target):
+            return withVault(target) { vault throws(VaultError) in .count(UInt64(try vault.historyRetention())) }
+        case .setRetention(let target, let versions):
+            guard let versions = Int(exactly: versions) else { return .refused("a retention out of range") }
+            return withVault(target) { vault throws(VaultError) in
+                try vault.setHistoryRetention(versions)
+                return .ok
+            }
+        default:
+            return .refused("not a request about item history")
         }
     }
 
