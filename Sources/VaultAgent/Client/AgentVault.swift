@@ -14,22 +14,28 @@ package final class AgentVault: ItemStore {
     private let connection: AgentConnection
     private let target: VaultTarget
     private let openHere: () throws -> Vault
+    /// The writer name this command declared, which the agent records for its writes.
+    private let writer: String?
     private var opened: Vault?
 
-    private init(connection: AgentConnection, target: VaultTarget, openHere: @escaping () throws -> Vault) {
+    private init(connection: AgentConnection, target: VaultTarget, writer: String?, openHere: @escaping () throws -> Vault) {
         self.connection = connection
         self.target = target
+        self.writer = writer
         self.openHere = openHere
     }
 
     /// The vault `target` names as held by the agent at `socketPath`, or `nil` when there
     /// is no such vault (`target` is `nil`) or no agent of this user holds it (then the
     /// command does everything itself, as it always did).
-    package static func ifHeld(_ target: VaultTarget?, socketPath: String, openHere: @escaping () throws -> Vault) -> AgentVault? {
+    ///
+    /// `writer` is the name the command's writes record (`nil`: the agent's handle's own,
+    /// as an opened vault's default); `openHere` declares it on a vault opened here.
+    package static func ifHeld(_ target: VaultTarget?, socketPath: String, writer: String? = nil, openHere: @escaping () throws -> Vault) -> AgentVault? {
         guard let target else { return nil }
         guard let connection = try? AgentConnection(socketPath: socketPath) else { return nil }
         guard case .ok? = try? connection.send(.holds(target)) else { return nil }
-        return AgentVault(connection: connection, target: target, openHere: openHere)
+        return AgentVault(connection: connection, target: target, writer: writer, openHere: openHere)
     }
 
     /// Sends `request` and hands the answer to `decode`, or runs `here` on the vault
@@ -88,7 +94,7 @@ package final class AgentVault: ItemStore {
 
     private func write(_ mode: WriteMode, _ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?, keepHistory: Bool) throws {
         let request = { (target: VaultTarget) in
-            AgentRequest.write(target, mode: mode, keepHistory: keepHistory, secret: secret, service: service, account: account, label: label, generic: generic)
+            AgentRequest.write(target, mode: mode, keepHistory: keepHistory, writer: writer, secret: secret, service: service, account: account, label: label, generic: generic)
         }
         try perform(request, here: { vault in
             switch mode {
@@ -102,13 +108,13 @@ package final class AgentVault: ItemStore {
     }
 
     package func delete(service: String, account: String, keepHistory: Bool) throws -> Bool {
-        try perform({ .delete($0, keepHistory: keepHistory, service: service, account: account) }, here: { try $0.delete(service: service, account: account, keepHistory: keepHistory) }) {
+        try perform({ .delete($0, keepHistory: keepHistory, writer: writer, service: service, account: account) }, here: { try $0.delete(service: service, account: account, keepHistory: keepHistory) }) {
             if case .bool(let value) = $0 { value } else { nil }
         }
     }
 
     package func deleteAll(service: String, keepHistory: Bool) throws -> Int {
-        try perform({ .deleteAll($0, keepHistory: keepHistory, service: service) }, here: { try $0.deleteAll(service: service, keepHistory: keepHistory) }) {
+        try perform({ .deleteAll($0, keepHistory: keepHistory, writer: writer, service: service) }, here: { try $0.deleteAll(service: service, keepHistory: keepHistory) }) {
             if case .count(let value) = $0 { Int(exactly: value) } else { nil }
         }
     }
@@ -138,7 +144,7 @@ package final class AgentVault: ItemStore {
     }
 
     package func restore(service: String, account: String, version: UInt64) throws {
-        try perform({ .restore($0, service: service, account: account, number: version) }, here: { try $0.restore(service: service, account: account, version: version) }) {
+        try perform({ .restore($0, writer: writer, service: service, account: account, number: version) }, here: { try $0.restore(service: service, account: account, version: version) }) {
             if case .ok = $0 { () } else { nil }
         }
     }

@@ -56,14 +56,15 @@ package enum AgentRequest {
     case contains(VaultTarget, service: String, account: String)
     case secret(VaultTarget, service: String, account: String)
     case item(VaultTarget, service: String, account: String)
-    case write(VaultTarget, mode: WriteMode, keepHistory: Bool, secret: SecretBytes, service: String, account: String, label: String?, generic: Data?)
-    case delete(VaultTarget, keepHistory: Bool, service: String, account: String)
-    case deleteAll(VaultTarget, keepHistory: Bool, service: String)
+    /// `writer`: the name the change records (`nil`: the agent's default, as the vault's).
+    case write(VaultTarget, mode: WriteMode, keepHistory: Bool, writer: String?, secret: SecretBytes, service: String, account: String, label: String?, generic: Data?)
+    case delete(VaultTarget, keepHistory: Bool, writer: String?, service: String, account: String)
+    case deleteAll(VaultTarget, keepHistory: Bool, writer: String?, service: String)
     case items(VaultTarget, service: String?)
     case verify(VaultTarget)
     case history(VaultTarget, service: String, account: String)
     case version(VaultTarget, service: String, account: String, number: UInt64)
-    case restore(VaultTarget, service: String, account: String, number: UInt64)
+    case restore(VaultTarget, writer: String?, service: String, account: String, number: UInt64)
     /// Both names, or neither (every item's history).
     case purgeHistory(VaultTarget, service: String?, account: String?)
     case changes(VaultTarget, limit: UInt64?)
@@ -108,9 +109,9 @@ package enum AgentRequest {
         switch self {
         case .status, .unlock, .lock, .stop: nil
         case .holds(let target), .contains(let target, _, _), .secret(let target, _, _), .item(let target, _, _),
-             .write(let target, _, _, _, _, _, _, _), .delete(let target, _, _, _), .deleteAll(let target, _, _),
+             .write(let target, _, _, _, _, _, _, _, _), .delete(let target, _, _, _, _), .deleteAll(let target, _, _, _),
              .items(let target, _), .verify(let target), .history(let target, _, _), .version(let target, _, _, _),
-             .restore(let target, _, _, _), .purgeHistory(let target, _, _), .changes(let target, _), .retention(let target),
+             .restore(let target, _, _, _, _), .purgeHistory(let target, _, _), .changes(let target, _), .retention(let target),
              .setRetention(let target, _):
             target
         }
@@ -140,17 +141,22 @@ package enum AgentRequest {
         case 0x14:
             let target = try target()
             guard let mode = WriteMode(rawValue: try reader.u8()) else { throw MalformedMessage(reason: "unknown write mode") }
-            let keepHistory = try reader.flag()
+            let keepHistory = try reader.flag(), writer = try reader.optionalString()
             let service = try reader.string(), account = try reader.string()
             let label = try reader.optionalString(), generic = try reader.optionalData()
-            request = .write(target, mode: mode, keepHistory: keepHistory, secret: try reader.secret(), service: service, account: account, label: label, generic: generic)
-        case 0x15: request = .delete(try target(), keepHistory: try reader.flag(), service: try reader.string(), account: try reader.string())
-        case 0x16: request = .deleteAll(try target(), keepHistory: try reader.flag(), service: try reader.string())
+            request = .write(
+                target, mode: mode, keepHistory: keepHistory, writer: writer, secret: try reader.secret(),
+                service: service, account: account, label: label, generic: generic
+            )
+        case 0x15:
+            request = .delete(try target(), keepHistory: try reader.flag(), writer: try reader.optionalString(), service: try reader.string(), account: try reader.string())
+        case 0x16: request = .deleteAll(try target(), keepHistory: try reader.flag(), writer: try reader.optionalString(), service: try reader.string())
         case 0x17: request = .items(try target(), service: try reader.optionalString())
         case 0x18: request = .verify(try target())
         case 0x19: request = .history(try target(), service: try reader.string(), account: try reader.string())
         case 0x1A: request = .version(try target(), service: try reader.string(), account: try reader.string(), number: try reader.u64())
-        case 0x1B: request = .restore(try target(), service: try reader.string(), account: try reader.string(), number: try reader.u64())
+        case 0x1B:
+            request = .restore(try target(), writer: try reader.optionalString(), service: try reader.string(), account: try reader.string(), number: try reader.u64())
         case 0x1C:
             let target = try target()
             let service = try reader.optionalString(), account = try reader.optionalString()

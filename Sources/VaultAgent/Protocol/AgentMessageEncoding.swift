@@ -32,11 +32,17 @@ extension AgentRequest {
              .history(_, let service, let account):
             writer.string(service)
             writer.string(account)
-        case .delete(_, let keepHistory, let service, let account):
+        case .delete(_, let keepHistory, let name, let service, let account):
             writer.u8(keepHistory ? 1 : 0)
+            writer.optionalString(name)
             writer.string(service)
             writer.string(account)
-        case .version(_, let service, let account, let number), .restore(_, let service, let account, let number):
+        case .version(_, let service, let account, let number):
+            writer.string(service)
+            writer.string(account)
+            writer.u64(number)
+        case .restore(_, let name, let service, let account, let number):
+            writer.optionalString(name)
             writer.string(service)
             writer.string(account)
             writer.u64(number)
@@ -48,16 +54,18 @@ extension AgentRequest {
             if let limit { writer.u64(limit) }
         case .setRetention(_, let versions):
             writer.u64(versions)
-        case .write(_, let mode, let keepHistory, let secret, let service, let account, let label, let generic):
+        case .write(_, let mode, let keepHistory, let name, let secret, let service, let account, let label, let generic):
             writer.u8(mode.rawValue)
             writer.u8(keepHistory ? 1 : 0)
+            writer.optionalString(name)
             writer.string(service)
             writer.string(account)
             writer.optionalString(label)
             writer.optionalData(generic)
             writer.secret(secret)
-        case .deleteAll(_, let keepHistory, let service):
+        case .deleteAll(_, let keepHistory, let name, let service):
             writer.u8(keepHistory ? 1 : 0)
+            writer.optionalString(name)
             writer.string(service)
         case .items(_, let service):
             writer.optionalString(service)
