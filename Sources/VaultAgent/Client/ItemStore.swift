@@ -32,21 +32,6 @@ package protocol ItemStore: AnyObject {
     func close()
 }
 
-/// The writes that keep history, as VaultKit's own default (`keepHistory: true`).
-extension ItemStore {
-    package func set(_ secret: SecretBytes, service: String, account: String, label: String? = nil, generic: Data? = nil) throws {
-        try set(secret, service: service, account: account, label: label, generic: generic, keepHistory: true)
-    }
-
-    @discardableResult package func delete(service: String, account: String) throws -> Bool {
-        try delete(service: service, account: account, keepHistory: true)
-    }
-
-    @discardableResult package func deleteAll(service: String) throws -> Int {
-        try deleteAll(service: service, keepHistory: true)
-    }
-}
-
 extension Vault: ItemStore {
     package func purgeHistory(of item: (service: String, account: String)?) throws -> Int {
         if let item { try purgeHistory(service: item.service, account: item.account) } else { try purgeHistory() }

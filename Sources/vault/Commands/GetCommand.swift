@@ -49,18 +49,18 @@ struct GetCommand: ParsableCommand {
         let vault = try options.openItems()
         defer { vault.close() }
         if let versionNumber {
-            let (item, secret) = try self.item.run { (service, account) in
+            let (found, secret) = try item.run { (service, account) in
                 try HistoryNames.naming(service: service, account: account, version: versionNumber) {
                     try vault.itemWithSecret(service: service, account: account, version: versionNumber)
                 }
             }
             if format.generic {
                 var output = SecretBytes()
-                if let data = item.generic { output.append(contentsOf: data) }
+                if let data = found.generic { output.append(contentsOf: data) }
                 output.append(UInt8(ascii: "\n"))
                 try Output.writeStandardOutput(output)
             } else if format.json {
-                try Output.writeStandardOutput(try Self.json(of: item, secret: secret))
+                try Output.writeStandardOutput(try Self.json(of: found, secret: secret))
             } else {
                 try Output.writeSecretLine(secret)
             }
