@@ -93,7 +93,7 @@ package final class AgentVault: ItemStore {
     }
 
     private func write(_ mode: WriteMode, _ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?, keepHistory: Bool) throws {
-        let request = { (target: VaultTarget) in
+        let request = { [writer] (target: VaultTarget) in
             AgentRequest.write(target, mode: mode, keepHistory: keepHistory, writer: writer, secret: secret, service: service, account: account, label: label, generic: generic)
         }
         try perform(request, here: { vault in

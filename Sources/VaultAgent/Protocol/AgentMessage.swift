@@ -276,20 +276,20 @@ extension WireReader {
     /// One kept version: its number, its item, then who wrote it and how, when it was
     /// archived (absent for the current item), and its secret's size.
     package mutating func version() throws(MalformedMessage) -> VaultItemVersion {
-        let number = try u64(), item = try item(), writer = try string(), operation = try operation()
+        let number = try u64(), item = try item(), writer = try string(), madeBy = try operation()
         let archived: Date? = try flag() ? try date() : nil
         let archivedBy = try optionalString()
         let archivedBecause: VaultChange.Operation? = try flag() ? try operation() : nil
         guard let secretSize = Int(exactly: try u64()) else { throw MalformedMessage(reason: "a secret size out of range") }
         return VaultItemVersion(
-            number: number, item: item, writer: writer, operation: operation, archived: archived,
+            number: number, item: item, writer: writer, operation: madeBy, archived: archived,
             archivedBy: archivedBy, archivedBecause: archivedBecause, secretSize: secretSize
         )
     }
 
     package mutating func change() throws(MalformedMessage) -> VaultChange {
-        let date = try date(), writer = try string(), operation = try operation()
-        return VaultChange(date: date, writer: writer, operation: operation, service: try string(), account: try string(), version: try u64())
+        let date = try date(), writer = try string(), madeBy = try operation()
+        return VaultChange(date: date, writer: writer, operation: madeBy, service: try string(), account: try string(), version: try u64())
     }
 
     /// An operation by its name (`VaultChange.Operation`'s raw value): a new one is a
