@@ -21,4 +21,25 @@ package protocol ItemStore: AnyObject {
     func close()
 }
 
-extension Vault: ItemStore {}
+extension Vault: ItemStore {
+    // The writes keep history (`keepHistory: true`), as a `Vault`'s do by default.
+    package func set(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws(VaultError) {
+        try set(secret, service: service, account: account, label: label, generic: generic, keepHistory: true)
+    }
+
+    package func add(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws(VaultError) {
+        try add(secret, service: service, account: account, label: label, generic: generic, keepHistory: true)
+    }
+
+    package func update(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws(VaultError) {
+        try update(secret, service: service, account: account, label: label, generic: generic, keepHistory: true)
+    }
+
+    @discardableResult package func delete(service: String, account: String) throws(VaultError) -> Bool {
+        try delete(service: service, account: account, keepHistory: true)
+    }
+
+    @discardableResult package func deleteAll(service: String) throws(VaultError) -> Int {
+        try deleteAll(service: service, keepHistory: true)
+    }
+}
