@@ -100,7 +100,8 @@ extension UnlockedVault {
     /// as stored now; also that header and generation.
     func verifiedStoredRoot() throws(VaultError) -> (root: ManifestDigest, header: VaultHeader, generation: UInt64) {
         let header = try store.readHeader()
-        guard header.formatVersion == VaultHeader.currentFormatVersion else {
+        // A format-3 vault read as it is (read-only) may meet the upgrade another process made.
+        guard header.formatVersion == VaultHeader.currentFormatVersion || header.formatVersion == self.header.formatVersion else {
             throw .tampered(reason: .formatVersionChangedWhileOpen)
         }
         let (rootBytes, tagBytes) = try store.readManifestRoot()

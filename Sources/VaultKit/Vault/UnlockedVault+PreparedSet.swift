@@ -9,7 +9,8 @@ extension UnlockedVault {
     /// and root this process verified for the item's bucket (``VerifiedBuckets``): on a
     /// database, one round trip instead of two. Returns `false`, having written nothing,
     /// when there is nothing to prepare it from or the storage found the vault changed;
-    /// the caller then writes as any other `set`.
+    /// the caller then writes as any other `set`. A `set` that would keep the item it
+    /// writes over as a version writes more than one bucket, so it is never prepared.
     ///
     /// The storage commits it only where the stored header, row and digest are the ones
     /// it was prepared from, so it writes exactly what the same `set` would after reading
@@ -18,7 +19,7 @@ extension UnlockedVault {
     /// is kept, and the next read verifies again, and sees it; the kept rows stay, so the
     /// next `set` is prepared too. Another process's write to this vault moves the
     /// header on, and the storage refuses the prepared set instead.
-    func commitPreparedSet(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws(VaultError) -> Bool {
+    func commitPreparedSet(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?, keepHistory: Bool) throws(VaultError) -> Bool {
         guard store.commitsPreparedSets else { return false }
         try Self.validateWrite(secret: secret, service: service, account: account, generic: generic)
         let lookupID = keys.lookupID(service: service, account: account)
@@ -29,15 +30,17 @@ extension UnlockedVault {
         // lock everything it is prepared from (VerifiedBuckets).
         guard let bucket = verified.bucket(index), let before = verified.root else { return false }
         let replaced = bucket.rows[lookupID]
+        if replaced != nil, keepHistory { return false }
         // The stored item's attributes, from its record, which must belong in this place.
-        let existing = try replaced.map { (row) throws(VaultError) in try openRecord(row).0 }
+        let existing = try replaced.map { (row) throws(VaultError) in try openRecord(row) }
         let now = Date()
         let item = VaultItem(
             service: service, account: account,
-            label: label ?? existing?.label, generic: generic ?? existing?.generic,
-            created: existing?.created ?? now, modified: now
+            label: label ?? existing?.0.label, generic: generic ?? existing?.0.generic,
+            created: existing?.0.created ?? now, modified: now
         )
-        let sealed = seal(item, secret: secret, lookupID: lookupID, serviceTag: keys.serviceTag(service: service))
+        let number = existing?.3.nextNumberWithoutArchive ?? 0
+        let sealed = seal(item, secret: secret, provenance: provenance(number: number, .set), lookupID: lookupID, serviceTag: keys.serviceTag(service: service))
         let row = sealed.row
         var digest = bucket.digest
         if let replaced { digest -= OrderedRowScan.term(of: replaced, keys: keys) }
