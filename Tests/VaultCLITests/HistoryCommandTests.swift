@@ -274,4 +274,71 @@ import TestTraits
             #expect(try cli.runThroughAgent(["history", "s", "a"], agent: agent).status == 44)
         }
     }
+
+    /// Through the agent, each command's writes record the command's own `VAULT_WRITER`
+    /// (or, without one, the default name), not the name of whoever unlocked the vault.
+    @Test func theAgentRecordsEachCommandsWriter() throws {
+        try CLI.withUnlockedVault { (cli, agent) throws in
+            let env = agent.environment
+            var first = try cli.run(["set", "s", "a"], stdin: Data("two\n".utf8), env: env.merging(["VAULT_WRITER": "deploy@ci"]) { $1 }, unset: ["VAULT_PASSPHRASE"])
+            #expect(first.status == 0, "\(first.stderr)")
+            first = try cli.run(["delete", "s", "a"], env: env.merging(["VAULT_WRITER": "cleanup-job"]) { $1 }, unset: ["VAULT_PASSPHRASE"])
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(try cli.run(["restore", "s", "a", "--version", "2"], env: env.merging(["VAULT_WRITER": "alice@laptop"]) { $1 }, unset: ["VAULT_PASSPHRASE"]).status == 0)
+            let rows = Self.lines(try cli.runThroughAgent(["log"], agent: agent).stdout).map(Self.fields)
+            #expect(rows.map { "\($0[1]) \($0[2])" }.prefix(3) == ["alice@laptop restore", "cleanup-job delete", "deploy@ci set"], "\(rows)")
+            let defaultName = try #require(rows.last?[1])
+            #expect(defaultName.contains("@") && defaultName != "deploy@ci")
+            // A write without VAULT_WRITER records the default name again.
+            #expect(try cli.runThroughAgent(["set", "s", "a"], agent: agent, stdin: Data("three\n".utf8)).status == 0)
+            #expect(Self.lines(try cli.runThroughAgent(["log", "--limit", "1"], agent: agent).stdout).map(Self.fields).first?[1] == defaultName)
+        }
+    }
+
+    @Test func anInvalidWriterNameIsRefused() throws {
+        let cli = CLI()
+        try cli.initVault()
+        let result = try cli.run(["set", "s", "a"], stdin: Data("x\n".utf8), env: ["VAULT_WRITER": "two\nlines"])
+        #expect(result.status == 1)
+        #expect(result.isOneErrorLine)
+        #expect(result.stderr.contains("a writer name must be 1 to 255 bytes of UTF-8 without control characters"), "\(result.stderr)")
+        #expect(try cli.run("list").stdout.isEmpty)
+    }
+
+    /// A host key records its host's name; `VAULT_WRITER` does not change it.
+    @Test func aHostKeyRecordsItsHostsName() throws {
+        let cli = CLI()
+        try cli.initVault()
+        let key = cli.directory + "/host.key"
+        let publicKey = try cli.run(["host", "keygen", "--out", key], vault: false).stdout.trimmingCharacters(in: .newlines)
+        let fingerprint = try cli.run(["host", "add", "web-2", publicKey]).stdout.trimmingCharacters(in: .newlines)
+        #expect(try cli.run(["host", "pin", "--host-key", key, fingerprint], vault: false).status == 0)
+        let set = try cli.run(["set", "s", "a", "--host-key", key], stdin: Data("x\n".utf8), env: ["VAULT_WRITER": "someone-else"], unset: ["VAULT_PASSPHRASE"])
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(Self.lines(try cli.run("history", "s", "a").stdout).map(Self.fields).first?[3] == "web-2")
+    }
+}
+
+/// `vault purge-history` asks on a terminal, made by util-linux `script(1)`.
+@Suite(.offCooperativePool, .enabled(if: FileManager.default.isExecutableFile(atPath: TerminalSession.script)))
+struct PurgeHistoryTerminalTests {
+    @Test func purgeAsksOnATerminalAndOnlyYesPurges() throws {
+        let cli = CLI()
+        try cli.initVault()
+        try cli.set("svc", "a", "one")
+        try cli.set("svc", "a", "two")
+        let no = try TerminalSession(["purge-history", "svc", "a", "--vault", cli.vaultPath], environment: cli.environment.merging(["XDG_STATE_HOME": cli.directory + "/state"]) { $1 })
+        try no.answer("Delete every kept version of service 'svc', account 'a' for good? [y/N]", with: "n")
+        let declined = no.finish()
+        #expect(declined.status == 1)
+        #expect(declined.stdout.contains("vault: cancelled: nothing was changed"), "\(declined.stdout)")
+        #expect(HistoryCommandTests.lines(try cli.run("history", "svc", "a").stdout).count == 2)
+
+        let yes = try TerminalSession(["purge-history", "--vault", cli.vaultPath], environment: cli.environment.merging(["XDG_STATE_HOME": cli.directory + "/state"]) { $1 })
+        try yes.answer("Delete every kept version of every item for good? [y/N]", with: "y")
+        let accepted = yes.finish()
+        #expect(accepted.status == 0, "\(accepted.stdout)")
+        #expect(accepted.stdout.contains("purged 1 version; "), "\(accepted.stdout)")
+        #expect(HistoryCommandTests.lines(try cli.run("history", "svc", "a").stdout).count == 1)
+    }
 }
