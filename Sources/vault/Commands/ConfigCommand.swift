@@ -25,9 +25,10 @@ struct ConfigHistoryRetentionCommand: ParsableCommand {
         commandName: "history-retention",
         abstract: "Show or set how many versions of each item the vault keeps.",
         discussion: """
-            Without N, writes the number. With N, each item keeps at most its N newest \
-            versions from then on: the next write of an item drops any beyond that \
-            (0 keeps none). 'vault purge-history' drops them at once.
+            Without N, writes the number (10 unless set). With N (0 to 1000), each item \
+            keeps at most its N newest earlier versions: older ones are dropped at once, \
+            in the same transaction, and from then on by the write that makes one more \
+            (0 keeps none). The setting is sealed in the vault, so every writer follows it.
             """
     )
 
