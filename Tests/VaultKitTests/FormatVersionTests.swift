@@ -13,7 +13,8 @@ import TestTraits
     static let headerChanged = VaultError.tampered(reason: .headerFailedAuthentication)
 
     /// Vaults written by earlier versions of VaultKit, with the fuzzer's fixed key
-    /// (bytes 1 to 32): format 1 (`seed-2.vault`) and format 2 (`seed-v2-2.vault`), five
+    /// (bytes 1 to 32): format 1 (`seed-2.vault`), format 2 (`seed-v2-2.vault`) and
+    /// format 3 (`seed-v3-2.vault`), five
     /// items each, "secret N" under ("svc<N % 2>", "acct<N>").
     static let seedKey = try! VaultKey(Data((1...32).map { UInt8($0) }))
 
@@ -177,8 +178,8 @@ import TestTraits
         #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 1)
 
         let upgraded = try Vault.upgrade(at: path, key: Self.seedKey)
-        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 3)
-        #expect(RawDatabase(path).integer("PRAGMA user_version") == 3)
+        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 4)
+        #expect(RawDatabase(path).integer("PRAGMA user_version") == 4)
         #expect(try upgraded.verify() == 5)
         #expect(try upgraded.string(service: "svc1", account: "acct3") == "secret 3")
         upgraded.close()
@@ -193,7 +194,7 @@ import TestTraits
     @Test func aFormatTwoVaultIsVerifiedThenUpgradedWhenOpened() throws {
         let path = try Self.copySeed("seed-v2-2.vault")
         let vault = try Vault.open(at: path, key: Self.seedKey)
-        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 3)
+        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 4)
         #expect(try vault.verify() == 5)
         #expect(try vault.string(service: "svc0", account: "acct4") == "secret 4")
         if FormatTests.readerIsAvailable {
@@ -215,5 +216,60 @@ import TestTraits
             try Vault.open(at: path, key: Self.seedKey)
         }
         #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 2)
+    }
+
+    /// A format-3 vault (records of version 1, no history) is verified whole, then
+    /// relabelled format 4 in place; its items gain history from their next write.
+    @Test func aFormatThreeVaultIsVerifiedThenUpgradedWhenOpened() throws {
+        let path = try Self.copySeed("seed-v3-2.vault")
+        let generation = RawDatabase(path).integer("SELECT generation FROM vault_generation")
+        let vault = try Vault.open(at: path, key: Self.seedKey)
+        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 4)
+        #expect(RawDatabase(path).integer("SELECT generation FROM vault_generation") == generation.map { $0 + 1 })
+        #expect(try vault.verify() == 5)
+        let before = try vault.history(service: "svc1", account: "acct3")
+        #expect(before.map(\.number) == [1] && before[0].writer == "" && before[0].operation == .set)
+        try vault.set("secret 3b", service: "svc1", account: "acct3")
+        #expect(try vault.history(service: "svc1", account: "acct3").map(\.number) == [2, 1])
+        #expect(try vault.itemWithSecret(service: "svc1", account: "acct3", version: 1).secret.string() == "secret 3")
+        vault.close()
+        if FormatTests.readerIsAvailable {
+            let keyFile = Fixtures.writeKeyFile(Self.seedKey, besides: path)
+            let result = try ChildProcess.run("/usr/bin/env", ["python3", FormatTests.reader, path, "--key-file", keyFile, "--history"],
+                                              environment: ChildProcess.cleanEnvironment([:]))
+            #expect(result.status == 0, "\(result.stderr)")
+            // Five items, then the one kept version.
+            #expect(result.stdout.split(separator: "\n").count == 6)
+            #expect(result.stdout.split(separator: "\n").last?.contains("\"version\": 1") == true)
+        }
+    }
+
+    /// A tampered format-3 vault is not laundered by the upgrade.
+    @Test func aTamperedFormatThreeVaultIsNotUpgraded() throws {
+        let path = try Self.copySeed("seed-v3-2.vault")
+        let target = RawDatabase(path).rows("SELECT lookup_id FROM vault_items")[0][0]
+        RawDatabase(path).execute("DELETE FROM vault_items WHERE lookup_id = x'\(target)'")
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try Vault.open(at: path, key: Self.seedKey) }
+        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 3)
+    }
+
+    /// A format-4 vault relabelled 3 (the same tables) would be "upgraded" again; the tag
+    /// covers the format version, so the edit is found and named.
+    @Test func aFormatFourVaultRelabelledAsFormatThreeIsRefused() throws {
+        let (vault, path, key) = try Fixtures.keyVault()
+        try vault.set("one", service: "s", account: "a")
+        try vault.set("two", service: "s", account: "a")
+        vault.close()
+        RawDatabase(path).execute("UPDATE vault_header SET format_version = 3; PRAGMA user_version = 3;")
+        #expect(throws: Self.downgraded) { try Vault.open(at: path, key: key) }
+        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 3)
+    }
+
+    /// A VaultKit that reads format 3 at most refuses format 4 by its number, not as damage.
+    @Test func aNewerFormatIsRefusedByItsNumber() throws {
+        let (vault, path, key) = try Fixtures.keyVault()
+        vault.close()
+        RawDatabase(path).execute("UPDATE vault_header SET format_version = 5;")
+        #expect(throws: VaultError.unsupportedFormatVersion(5)) { try Vault.open(at: path, key: key) }
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 extension UnlockedVault {
-    /// A `set` in a transaction of its own (``Vault/set(_:service:account:label:generic:)``).
+    /// A `set` in a transaction of its own (``Vault/set(_:service:account:label:generic:keepHistory:)``).
     ///
     /// On a storage where every call is a round trip (``OpeningInsertStorage``) the item
     /// is sealed as a new one before the lock, and its insert travels with the lock

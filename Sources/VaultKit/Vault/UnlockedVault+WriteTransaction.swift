@@ -5,7 +5,7 @@ extension UnlockedVault {
     /// and manifest always commit together.
     ///
     /// - Parameter opening: the insert `body` opens with, prepared before the lock, which a
-    ///   storage may send with it (``UnlockedVault/set(_:service:account:label:generic:)``).
+    ///   storage may send with it (``UnlockedVault/set(_:service:account:label:generic:keepHistory:)``).
     mutating func writeTransaction<Result>(
         opening: OpeningInsert? = nil, _ body: (UnlockedVault) throws(VaultError) -> Result
     ) throws(VaultError) -> Result {

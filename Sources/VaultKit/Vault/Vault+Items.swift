@@ -36,7 +36,7 @@ extension Vault {
         }
     }
 
-    /// Adds a new item; the secret is any ``SecretBytesConvertible``, as for ``set(_:service:account:label:generic:keepHistory:)-9zxc4``.
+    /// Adds a new item; the secret is any ``SecretBytesConvertible``, as for ``set(_:service:account:label:generic:keepHistory:)``.
     ///
     /// - Throws: ``VaultError/duplicateItem`` if (`service`, `account`) already exists.
     public func add(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil, keepHistory: Bool = true) throws(VaultError) {
