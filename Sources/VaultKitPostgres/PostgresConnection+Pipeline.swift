@@ -26,19 +26,33 @@ extension PostgresConnection {
 
     /// Sends `statements` in one pipeline (preparing those this session has not), reads
     /// every result, and returns the last one, which the caller clears.
-    func run(_ statements: [Statement]) throws(PostgresFailure) -> OpaquePointer {
+    /// - Parameter barrier: `statements` end a transaction, and this statement (the
+    ///   durability barrier, ``PostgresSQL/durabilityBarrier``) follows their sync point
+    ///   as a transaction of its own, in the same round trip: it is answered once the WAL
+    ///   is flushed past their commit. Its failure is thrown only when theirs succeeded.
+    func run(_ statements: [Statement], then barrier: Statement? = nil) throws(PostgresFailure) -> OpaquePointer {
         roundTrips += 1
         let sent = try send(statements)
+        let barrier = try barrier.map { statement throws(PostgresFailure) in try send([statement]) }
         // A pipeline sent without waiting answers first.
         try readEarlierAnswers()
         let (last, firstFailure) = try readAnswers(of: sent, keepingLast: true)
+        var barrierFailure: PostgresFailure?
+        if let barrier {
+            do {
+                barrierFailure = try readAnswers(of: barrier, keepingLast: false).failure
+            } catch {
+                PQclear(last)
+                throw firstFailure ?? error
+            }
+        }
         guard PQexitPipelineMode(handle) == 1, let last else {
             PQclear(last)
             throw firstFailure ?? connectionFailure()
         }
-        if let firstFailure {
+        if let failure = firstFailure ?? barrierFailure {
             PQclear(last)
-            throw firstFailure
+            throw failure
         }
         return last
     }

@@ -41,8 +41,14 @@ final class PostgresConnection {
     var unanswered: SentPipeline?
     /// How many round trips this session has made (what the tests count).
     var roundTrips = 0
+    /// Whether this session may run ``PostgresSQL/durabilityBarrier`` (its role may
+    /// execute `pg_logical_emit_message`), read when it connects: then its write
+    /// transactions commit without waiting for the WAL flush, and a barrier waits for it
+    /// after the lock is released (``flushCommitting(barrier:)``).
+    private(set) var hasDurabilityBarrier = false
 
-    /// Connects and sets the session up: durable commits, the lock wait limit, UTF-8 text.
+    /// Connects and sets the session up: durable commits, the lock wait limit, UTF-8 text,
+    /// and whether it may run the durability barrier.
     init(conninfo: String, password: String?, lockTimeoutMilliseconds: Int) throws(PostgresFailure) {
         self.password = password
         guard let handle = PQconnectdb(conninfo) else {
@@ -73,7 +79,13 @@ final class PostgresConnection {
         // commit it waited for. Text travels as UTF-8 whatever the database's encoding or
         // the client's `PGCLIENTENCODING`, so every client stores a name as the same
         // characters and reads back the bytes it sent.
-        try execute(PostgresSQL.sessionSettings(lockTimeoutMilliseconds: lockTimeoutMilliseconds))
+        // Whether the role may run the durability barrier is asked in the same round trip.
+        try flush()
+        roundTrips += 1
+        let settings = PQexec(handle, PostgresSQL.sessionSettings(lockTimeoutMilliseconds: lockTimeoutMilliseconds))
+        defer { PQclear(settings) }
+        try check(settings)
+        hasDurabilityBarrier = PQntuples(settings) == 1 && String(cString: PQgetvalue(settings, 0, 0)) == "t"
     }
 
     deinit {
@@ -118,6 +130,42 @@ final class PostgresConnection {
         let statements = queued
         queued.removeAll()
         PQclear(try run(statements))
+    }
+
+    /// Queues what makes the transaction in progress commit without waiting for its WAL
+    /// flush, when the session has the durability barrier that ``flushCommitting()``
+    /// then sends behind the commit.
+    func enqueueAsynchronousCommit() throws(PostgresFailure) {
+        if hasDurabilityBarrier { try enqueue(PostgresSQL.asynchronousCommit) }
+    }
+
+    /// Sends the queued statements, which end with a transaction's commit, and, when the
+    /// session has it, the durability barrier behind them, in one round trip: it returns
+    /// once that commit is durable, though the transaction's locks were released as it
+    /// committed (``PostgresSQL/asynchronousCommit``). A failed barrier (the session
+    /// ended) leaves the commit's fate unknown, as a `COMMIT` without an answer would.
+    /// - Returns: the barrier's transaction id (`nil`: no barrier, or not a number).
+    @discardableResult
+    func flushCommitting() throws(PostgresFailure) -> UInt64? {
+        guard hasDurabilityBarrier else {
+            try flush()
+            return nil
+        }
+        let statements = queued
+        queued.removeAll()
+        var barrierTransaction: UInt64?
+        let barrier = Statement(sql: PostgresSQL.durabilityBarrier, parameters: []) { rows in barrierTransaction = UInt64(rows.text(0, 1)) }
+        PQclear(try run(statements, then: barrier))
+        return barrierTransaction
+    }
+
+    /// Runs the durability barrier alone: returns once every commit this session wrote or
+    /// saw before it is durable. Without the barrier, every commit this role makes is
+    /// synchronous: nothing to wait for.
+    func awaitDurability() throws(PostgresFailure) {
+        guard hasDurabilityBarrier else { return }
+        try flush()
+        PQclear(try run([Statement(sql: PostgresSQL.durabilityBarrier, parameters: [])]))
     }
 
     /// Runs one statement after the queued ones, in one round trip; its rows (binary) go

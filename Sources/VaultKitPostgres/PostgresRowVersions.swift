@@ -15,6 +15,11 @@
 ///   gone, **taints** the version (a new one, with the same vault state), so the engine
 ///   verifies that bucket again. That is what catches a row changed, put back or deleted
 ///   by someone who left the header alone (docs/THREAT-MODEL.md, "PostgreSQL").
+/// - Rows are kept **per manifest bucket**, and a new version holds what vouched under the
+///   old one: once the engine has verified the new root and found a bucket's digest
+///   unchanged, it carries that bucket's rows into the new version (``carry(_:)``), so its
+///   lone reads stay one statement after another process's write. A bucket whose lone
+///   read did not match what was held is never carried.
 ///
 /// A version is a number of this storage's own, never handed out twice.
 struct PostgresRowVersions {
@@ -30,19 +35,34 @@ struct PostgresRowVersions {
     /// lone read of it verifies its bucket again (as every read did before).
     static let rowLimit = 1 << 20
 
+    /// The row versions of one manifest bucket (the lookup id's first 10 bits) verified
+    /// under a version.
+    struct BucketRows {
+        /// `xmin` by the lookup id's first 8 bytes (lookup ids are keyed hashes, so uniform).
+        var rows: [UInt64: UInt32] = [:]
+        /// Read whole: a row not in `rows` has none.
+        var whole = false
+
+        func vouches(for key: UInt64, xmin: UInt32?) -> Bool {
+            if let xmin { rows[key] == xmin } else { rows[key] == nil && whole }
+        }
+    }
+
     private(set) var version: Int64 = 1
     private var lastVersion: Int64 = 1
     /// `nil`: not known (never read, or after a write whose result is not derivable).
     private var state: VaultState?
-    /// `xmin` by the lookup id's first 8 bytes (lookup ids are keyed hashes, so uniform).
-    private var rows: [UInt64: UInt32] = [:]
-    /// Lookup id ranges read whole under this version: a row not in `rows` has none.
-    private var ranges: [(lower: [UInt8], upper: [UInt8]?)] = []
-    private var coversAll = false
+    /// What vouches for lone reads under `version`, by bucket.
+    private var buckets: [Int: BucketRows] = [:]
+    private var rowCount = 0
+    /// What vouched under earlier versions and was not found changed since: the engine
+    /// carries a bucket's rows into the new version once the new root shows its digest
+    /// unchanged (``carry(_:)``).
+    private var held: [Int: BucketRows] = [:]
 
     /// What a transaction read or wrote, applied when it ends well.
     private var reads: [(key: UInt64, xmin: UInt32)] = []
-    private var readRanges: [(lower: [UInt8], upper: [UInt8]?)] = []
+    private var readBuckets: [Int] = []
     private var readAll = false
     /// The version the transaction's reads belong to (set once its state is seen).
     private var readsVersion: Int64?
@@ -59,34 +79,49 @@ struct PostgresRowVersions {
     }
 
     /// Whether the row of `lookupID` a lone read found (`xmin`, `nil` for none) is the
-    /// one kept under this version; else the version is tainted.
+    /// one kept under this version; else the version is tainted, and the row's bucket is
+    /// not carried unless what is held for it says the same.
     mutating func confirm(lookupID: [UInt8], xmin: UInt32?) -> Int64 {
         let key = Self.key(lookupID)
-        let known = rows[key]
-        let confirmed = if let xmin { known == xmin } else { known == nil && covers(lookupID) }
-        if !confirmed { startNewVersion() }
+        let bucket = Self.bucket(key)
+        if buckets[bucket]?.vouches(for: key, xmin: xmin) == true { return version }
+        if held[bucket]?.vouches(for: key, xmin: xmin) != true { held[bucket] = nil }
+        if let tainted = buckets.removeValue(forKey: bucket) { rowCount -= tainted.rows.count }
+        startNewVersion()
         return version
-    }
-
-    private func covers(_ lookupID: [UInt8]) -> Bool {
-        coversAll || ranges.contains { range in
-            !lookupID.lexicographicallyPrecedes(range.lower) && range.upper.map { lookupID.lexicographicallyPrecedes($0) } ?? true
-        }
     }
 
     /// A new version for a vault state not known: whatever the engine verified is not vouched for.
     mutating func forgetState() -> Int64 {
         state = nil
-        startNewVersion()
+        startNewVersion(holding: false)
         return version
     }
 
-    private mutating func startNewVersion() {
+    /// What vouched under this version is held for the engine to carry (`holding`), or
+    /// dropped.
+    private mutating func startNewVersion(holding: Bool = true) {
         lastVersion += 1
         version = lastVersion
-        rows = [:]
-        ranges = []
-        coversAll = false
+        if holding {
+            held.merge(buckets) { _, newer in newer }
+        } else {
+            held = [:]
+        }
+        buckets = [:]
+        rowCount = 0
+    }
+
+    /// Keeps under this version what was held for `carrying` (buckets the engine found
+    /// unchanged under a root it verified again); returns the buckets now vouched for.
+    mutating func carry(_ carrying: [Int]) -> [Int] {
+        carrying.filter { bucket in
+            if buckets[bucket] != nil { return true }
+            guard let rows = held.removeValue(forKey: bucket), rowCount + rows.rows.count <= Self.rowLimit else { return false }
+            buckets[bucket] = rows
+            rowCount += rows.rows.count
+            return true
+        }
     }
 
     // MARK: A transaction's reads and writes
@@ -97,13 +132,22 @@ struct PostgresRowVersions {
     }
 
     mutating func read(lookupID: UnsafeRawBufferPointer, xmin: UInt32?) {
-        guard let xmin, reads.count + rows.count < Self.rowLimit else { return }
+        guard let xmin, reads.count + rowCount < Self.rowLimit else { return }
         reads.append((Self.key(lookupID), xmin))
     }
 
-    /// The rows of `range` (`nil`: all) were all read.
+    /// The rows of `range` (`nil`: all) were all read. Only a whole bucket's range (or
+    /// all) counts: the engine reads no other.
     mutating func readWhole(_ range: (lower: [UInt8], upper: [UInt8]?)?) {
-        if let range { readRanges.append(range) } else { readAll = true }
+        guard let range else {
+            readAll = true
+            return
+        }
+        guard range.lower.count == 2, range.lower[1] & 0x3F == 0 else { return }
+        let bucket = Int(range.lower[0]) << 2 | Int(range.lower[1]) >> 6
+        let next = bucket + 1 < Self.bucketCount ? [UInt8(truncatingIfNeeded: (bucket + 1) >> 2), UInt8(truncatingIfNeeded: ((bucket + 1) & 3) << 6)] : nil
+        guard range.upper == next else { return }
+        readBuckets.append(bucket)
     }
 
     /// A row written by this transaction, or deleted.
@@ -133,17 +177,27 @@ struct PostgresRowVersions {
         } else if derivable, wroteHeader, let header = own, var next = state, readsVersion == version {
             applyReads()
             next.header = header
-            let carried = (rows, ranges, coversAll)
+            // A new version with what it verified and wrote: no other writer could commit
+            // while it held the lock. Held rows of the buckets it wrote no longer describe them.
             state = next
-            startNewVersion()
-            (rows, ranges, coversAll) = carried
+            lastVersion += 1
+            version = lastVersion
+            for (key, _) in writes { held[Self.bucket(key)] = nil }
             for (key, deleted) in writes {
-                if !deleted, rows.count < Self.rowLimit { rows[key] = header } else { rows[key] = nil }
+                let bucket = Self.bucket(key)
+                let had = buckets[bucket]?.rows[key] != nil
+                if !deleted, rowCount < Self.rowLimit {
+                    buckets[bucket, default: .init()].rows[key] = header
+                    if !had { rowCount += 1 }
+                } else if had {
+                    buckets[bucket]?.rows[key] = nil
+                    rowCount -= 1
+                }
             }
-            if forgetsRows { rows = [:]; ranges = []; coversAll = false }
+            if forgetsRows { buckets = [:]; held = [:]; rowCount = 0 }
         } else {
             state = nil
-            startNewVersion()
+            startNewVersion(holding: false)
         }
         discardTransaction()
         return version
@@ -151,7 +205,7 @@ struct PostgresRowVersions {
 
     mutating func discardTransaction() {
         reads = []
-        readRanges = []
+        readBuckets = []
         readAll = false
         readsVersion = nil
         writes = []
@@ -159,9 +213,25 @@ struct PostgresRowVersions {
     }
 
     private mutating func applyReads() {
-        for (key, xmin) in reads where rows.count < Self.rowLimit || rows[key] != nil { rows[key] = xmin }
-        ranges += readRanges
-        coversAll = coversAll || readAll
+        // A bucket read whole now replaces what was kept of it.
+        if readAll {
+            buckets = [:]
+            held = [:]
+            rowCount = 0
+            for bucket in 0..<Self.bucketCount { buckets[bucket] = .init(whole: true) }
+        }
+        for bucket in readBuckets {
+            rowCount -= buckets[bucket]?.rows.count ?? 0
+            buckets[bucket] = .init(whole: true)
+            held[bucket] = nil
+        }
+        for (key, xmin) in reads {
+            let bucket = Self.bucket(key)
+            let had = buckets[bucket]?.rows[key] != nil
+            guard had || rowCount < Self.rowLimit else { continue }
+            buckets[bucket, default: .init()].rows[key] = xmin
+            if !had { rowCount += 1 }
+        }
     }
 
     /// The header's `xmin` the vault state holds, for a prepared set's `UPDATE` to require.
@@ -177,6 +247,11 @@ struct PostgresRowVersions {
         for byte in lookupID.prefix(8) { key = key << 8 | UInt64(byte) }
         return key
     }
+
+    /// The manifest bucket of a row (docs/FORMAT.md section 6: the lookup id's first 10 bits).
+    static let bucketCount = 1024
+
+    private static func bucket(_ key: UInt64) -> Int { Int(key >> 54) }
 
     /// A transaction id as `xmin::text` prints it (32 bits); `nil` for anything else.
     static func xid(_ text: String) -> UInt32? { UInt32(text) }

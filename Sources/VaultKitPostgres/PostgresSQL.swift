@@ -16,11 +16,15 @@ enum PostgresSQL {
     /// covers their UTF-8 bytes (docs/FORMAT.md section 13): with another client encoding
     /// the server would convert the bytes it is sent, so two clients would store and read
     /// one name as different characters.
+    ///
+    /// Its last statement answers whether the session may run ``durabilityBarrier``
+    /// (`t` or `f`; `f` too where the function does not exist).
     static func sessionSettings(lockTimeoutMilliseconds: Int) -> String {
         """
         SET synchronous_commit = on; SET plan_cache_mode = force_generic_plan; \
         SET default_transaction_isolation = 'read committed'; SET lock_timeout = \(max(lockTimeoutMilliseconds, 1)); \
-        SET client_encoding = 'UTF8'
+        SET client_encoding = 'UTF8'; \
+        SELECT coalesce(has_function_privilege(to_regprocedure('\(barrierFunction)'), 'EXECUTE'), false)
         """
     }
 
@@ -231,9 +235,43 @@ enum PostgresSQL {
     static let insertManifestDigest = "INSERT INTO vaultkit_manifest (vault, bucket, digest) VALUES ($1, $2, $3)"
     static let updateManifestDigest = "UPDATE vaultkit_manifest SET digest = $3 WHERE vault = $1 AND bucket = $2"
 
+    // MARK: Early lock release
+
+    /// Sent before a write transaction's `COMMIT` (a query, prepared and pipelined like
+    /// the others, local to the transaction whether it began with `BEGIN` or is a
+    /// prepared set's implicit one): this commit
+    /// returns, and releases the write lock, without waiting for its WAL to be flushed.
+    /// ``durabilityBarrier`` then waits for the flush, outside the lock, before the write
+    /// is acknowledged (docs/POSTGRES.md, "Early lock release").
+    static let asynchronousCommit = "SELECT set_config('synchronous_commit', 'off', true)"
+
+    /// The durability barrier, a transaction of its own (the session's `synchronous_commit
+    /// = on`) that writes one WAL record: a transactional logical decoding message, which
+    /// touches no table, so its commit must flush the WAL up to its own commit record,
+    /// after every commit record this session wrote or saw before it. (A transaction that
+    /// only takes an id writes no WAL, and its commit does not wait for a flush.)
+    /// Concurrent barriers share one flush (the server's group commit). Returns its
+    /// transaction id, so a writer can tell its snapshot's next state from another
+    /// session's commit (``PostgresSnapshot/version(completing:)``).
+    static let durabilityBarrier = "SELECT pg_logical_emit_message(true, 'vaultkit', ''::bytea)::text, pg_current_xact_id()::text"
+
+    /// The function ``durabilityBarrier`` calls, as `to_regprocedure` names it.
+    static let barrierFunction = "pg_logical_emit_message(boolean,text,bytea)"
+
     // MARK: Shared locks
 
     static let noLockTimeout = "SET lock_timeout = 0"
     static let advisoryLock = "SELECT pg_advisory_lock($1)"
     static let advisoryUnlock = "SELECT pg_advisory_unlock($1)"
+
+    // MARK: Manifest rows changed since a state (FORMAT.md section 13.1)
+
+    /// The bucket rows of vault `$1` written by a transaction newer than `$2` (a header
+    /// row's `xmin`: younger rows have a smaller `age`), and the row of bucket `$3` (NULL:
+    /// none) whatever its age. An optimisation only: the engine checks the sum
+    /// (``PostgresVaultStorage/manifestBuckets(changedSince:including:)``).
+    static let manifestDigestsChangedSince = """
+        SELECT bucket, digest FROM vaultkit_manifest
+        WHERE vault = $1 AND (age(xmin) < age($2::xid) OR bucket = $3)
+        """
 }

@@ -43,13 +43,24 @@ struct PostgresSnapshot: Equatable {
     /// below its `xmax` still running; `id` may be above it, and so may ids assigned
     /// before it that are still running).
     func version(completing id: UInt64) -> Int64? {
+        version(completing: [id])
+    }
+
+    /// The version of this snapshot's completed set with each of `ids` completed too (a
+    /// writer's transaction and the durability barrier it ran after it).
+    func version(completing ids: [UInt64]) -> Int64? {
         var running = Set(self.running)
-        if id >= xmax {
-            guard id - xmax <= 10_000 else { return nil }
-            running.formUnion(xmax..<id)
+        // The first id this snapshot and `ids` say nothing of.
+        var next = xmax
+        for id in ids.sorted() {
+            if id >= next {
+                guard id - next <= 10_000 else { return nil }
+                running.formUnion(next..<id)
+                next = id + 1
+            }
+            running.remove(id)
         }
-        running.remove(id)
-        return Self.version(xmax: max(xmax, id + 1), running: running)
+        return Self.version(xmax: next, running: running)
     }
 
     private static func version(xmax: UInt64, running: Set<UInt64>) -> Int64 {

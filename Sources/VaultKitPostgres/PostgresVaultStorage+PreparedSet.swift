@@ -8,7 +8,8 @@ extension PostgresVaultStorage {
     /// transaction (READ COMMITTED, set per session), committed at the sync point, or
     /// rolled back there if any statement failed: when the check fails, the server skips
     /// the item and digest writes and undoes the header's. No `BEGIN`, no `COMMIT` and no
-    /// separate lock: three statements fewer than a transaction of its own.
+    /// separate lock: three statements fewer than a transaction of its own. The commit
+    /// does not wait for its flush; the durability barrier after the sync point does.
     package func commit(_ set: PreparedSet) throws(StorageError) -> PreparedSet.Outcome {
         try run { () throws in
             // Without a known vault state nothing is required of the header, and the engine
@@ -16,11 +17,15 @@ extension PostgresVaultStorage {
             if rowVersions.headerXmin == nil { _ = rowVersions.forgetState() }
             transaction = .committingPreparedSet
             var checked: (snapshot: String, ownTransaction: UInt64?)?
+            var barrier: UInt64?
             do {
+                // Committed at the sync point without waiting for the flush, which the
+                // barrier behind it waits for, outside the lock, in the same round trip.
+                try connection.enqueueAsynchronousCommit()
                 try enqueuePrepared(set) { rows in
                     checked = (rows.text(0, 0), rows.isNull(0, 1) ? nil : UInt64(rows.text(0, 1)))
                 }
-                try connection.flush()
+                barrier = try connection.flushCommitting()
             } catch let failure as PostgresFailure where failure.sqlState == PostgresSQL.preparedStateDiffers {
                 endTransaction(committing: false, rollingBack: false)
                 return .stale
@@ -35,7 +40,7 @@ extension PostgresVaultStorage {
             }
             manifestCache.use(version(ofSnapshot: checked.snapshot, ownTransaction: checked.ownTransaction))
             manifestCache.record(set.bucket, set.digestAfter)
-            manifestCache.carry(to: versionAfterOwnCommit(lockSnapshot: PostgresSnapshot(checked.snapshot), ownTransaction: checked.ownTransaction))
+            manifestCache.carry(to: versionAfterOwnCommit(lockSnapshot: PostgresSnapshot(checked.snapshot), ownTransaction: checked.ownTransaction, barrier: barrier))
             // The header's UPDATE required the vault state this version names (when known):
             // nothing else changed the header or the wraps before this commit.
             let before = rowVersions.version

@@ -36,19 +36,22 @@ extension PostgresVaultStorage {
         }
         do {
             let result = try StorageFailure<BodyError>.passing(body)
-            let write = try StorageFailure<BodyError>.lift { () throws(StorageError) -> PostgresTransactionState.Write in
+            let (write, barrier) = try StorageFailure<BodyError>.lift { () throws(StorageError) -> (PostgresTransactionState.Write, UInt64?) in
                 // The body did not ask for the insert sent early: committing it would
                 // store a row without its manifest term.
                 guard case .writing(let write) = transaction, write.openingResult == nil else {
                     throw .corrupted(reason: .unexpectedStorageError)
                 }
-                try run { () throws in
+                // The lock is released as the server commits; the call returns once the
+                // commit is durable (the barrier behind it).
+                let barrier = try run { () throws in
+                    try connection.enqueueAsynchronousCommit()
                     try connection.enqueue(PostgresSQL.commit)
-                    try connection.flush()
+                    return try connection.flushCommitting()
                 }
-                return write
+                return (write, barrier)
             }
-            manifestCache.carry(to: versionAfterOwnCommit(lockSnapshot: write.lockSnapshot, ownTransaction: write.ownTransaction))
+            manifestCache.carry(to: versionAfterOwnCommit(lockSnapshot: write.lockSnapshot, ownTransaction: write.ownTransaction, barrier: barrier))
             snapshotVersion = rowVersions.committed(own: write.ownXmin, wroteHeader: write.header.isWritten, derivable: !write.header.hostWrapsRewritten)
             endTransaction(committing: true)
             return result
@@ -104,10 +107,11 @@ extension PostgresVaultStorage {
     }
 
     /// The version to report after this writer's commit: the lock's snapshot with this
-    /// transaction completed. Without that (no id, or too many ids running between), a
-    /// version no snapshot has, so the engine checks the next snapshot afresh.
-    func versionAfterOwnCommit(lockSnapshot: PostgresSnapshot?, ownTransaction: UInt64?) -> Int64 {
-        if let ownTransaction, let version = lockSnapshot?.version(completing: ownTransaction) { return version }
+    /// transaction and the durability barrier after it (`barrier`, if any) completed.
+    /// Without that (no id, or too many ids running between), a version no snapshot has,
+    /// so the engine checks the next snapshot afresh.
+    func versionAfterOwnCommit(lockSnapshot: PostgresSnapshot?, ownTransaction: UInt64?, barrier: UInt64?) -> Int64 {
+        if let ownTransaction, let version = lockSnapshot?.version(completing: [ownTransaction] + (barrier.map { [$0] } ?? [])) { return version }
         ownCommitVersion -= 1
         return ownCommitVersion
     }

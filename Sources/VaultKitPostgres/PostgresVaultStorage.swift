@@ -6,8 +6,10 @@ import VaultKit
 /// - Writes: `BEGIN` (READ COMMITTED), then the header row is locked `FOR UPDATE`
 ///   before anything is read, so writers on any number of connections and hosts run one
 ///   at a time, each seeing every earlier commit; a lock wait longer than the busy
-///   timeout is ``StorageError/busy(location:)``. Commits are durable (`synchronous_commit`
-///   is set on per session).
+///   timeout is ``StorageError/busy(location:)``. A write commits without waiting for its
+///   WAL flush, releasing the lock at once, and returns only once the durability barrier
+///   behind it has seen the flush (``PostgresSQL/durabilityBarrier``; `synchronous_commit`
+///   is on for everything else, set per session).
 /// - Reads: one REPEATABLE READ, READ ONLY transaction, so a multi-row read sees one snapshot.
 /// - ``snapshotVersion``: names this vault's state by row versions (``PostgresRowVersions``):
 ///   the header row's and host key wraps' `xmin`, read after the write lock, by
@@ -30,7 +32,8 @@ import VaultKit
 ///
 /// This file holds the stored state; each job is an extension of its own
 /// (`PostgresVaultStorage+Transactions.swift`, `+Header`, `+Items`, `+Manifest`,
-/// `+HostWraps`, `+PreparedSet`, `+BulkInsert`, `+Schema`, `+Session`, `+SharedLock`),
+/// `+HostWraps`, `+PreparedSet`, `+BulkInsert`, `+Schema`, `+Session`, `+SharedLock`,
+/// `+Durability`),
 /// every SQL text is in ``PostgresSQL``, and SQLSTATEs become ``StorageError``s in
 /// `PostgresFailure+StorageError.swift`.
 package final class PostgresVaultStorage: RoundTripSavingStorage {
@@ -52,6 +55,9 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     var ownCommitVersion: Int64 = -1
     /// The vault's state and the row versions verified under ``snapshotVersion``.
     var rowVersions = PostgresRowVersions()
+    /// Manifest bucket rows this storage has read, for the tests: re-verifying a root
+    /// after another writer's commit reads the rows it changed, not all.
+    var manifestRowsRead = 0
 
     package init(_ location: PostgresVaultLocation, lockTimeoutMilliseconds: Int) throws(StorageError) {
         self.location = location.description

@@ -243,6 +243,31 @@ struct PostgresCLI {
         }
     }
 
+    /// A DBA who puts back the vault's rows from an earlier snapshot is refused by the
+    /// rollback record, and the message speaks of rows restored, not of a file.
+    @Test func rowsPutBackFromASnapshotAreRefusedUntilAccepted() throws {
+        let postgres = try PostgresCLI()
+        try #require(postgres.run(["init"] + CLI.cheapKDF).status == 0)
+        try #require(postgres.run(["set", "svc", "acct"], stdin: "old\n").status == 0)
+        let name = try #require(postgres.url.split(separator: "#").last.map(String.init))
+        let snapshot = "snap_" + name.replacingOccurrences(of: "-", with: "_")
+        let tables = ["vaultkit_header", "vaultkit_items", "vaultkit_manifest", "vaultkit_host_wraps"]
+        try Self.sql(tables.map { "CREATE TABLE \(snapshot)_\($0) AS SELECT * FROM \($0) WHERE vault = '\(name)';" }.joined(separator: "\n"))
+        try #require(postgres.run(["set", "svc", "acct"], stdin: "new\n").status == 0)
+        try Self.sql("BEGIN;\n"
+            + tables.reversed().map { "DELETE FROM \($0) WHERE vault = '\(name)';" }.joined(separator: "\n")
+            + tables.map { "INSERT INTO \($0) SELECT * FROM \(snapshot)_\($0);" }.joined(separator: "\n")
+            + "\nCOMMIT;\n" + tables.map { "DROP TABLE \(snapshot)_\($0);" }.joined(separator: "\n"))
+
+        let refused = try postgres.run(["get", "svc", "acct"])
+        #expect(refused.status == 1)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr.contains("if you restored the vault's rows on purpose, accept it once with --accept-rollback"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("file"), "\(refused.stderr)")
+        #expect(try postgres.run(["get", "svc", "acct", "--accept-rollback"]).stdout == "old\n")
+        #expect(try postgres.run(["get", "svc", "acct"]).stdout == "old\n")
+    }
+
     /// Runs `sql` with psql on the test server, as its owner (the DBA).
     static func sql(_ sql: String) throws {
         let url = try PostgresCLI.serverURL()

@@ -36,6 +36,18 @@ import TestTraits
         #expect(lock.version(completing: 22) != (try version("21:23:21")))
     }
 
+    /// A writer's durability barrier is a transaction of its own after its commit: the
+    /// next snapshot shows the lock's set plus both, and is still told from anyone else's.
+    @Test func aWritersCommitAndItsBarrierAreTheLockSnapshotPlusBothIds() throws {
+        let lock = try #require(PostgresSnapshot("20:20:"))
+        #expect(lock.version(completing: [20, 21]) == (try version("22:22:")))
+        #expect(lock.version(completing: [21, 20]) == (try version("22:22:")))
+        // 21 went to another session between the commit (20) and the barrier (22).
+        #expect(lock.version(completing: [20, 22]) == (try version("21:23:21")))
+        #expect(lock.version(completing: [20, 22]) != (try version("23:23:")))
+        #expect(lock.version(completing: [20]) == lock.version(completing: 20))
+    }
+
     @Test func textThatIsNotASnapshotIsRefused() {
         for text in ["", "1:2", "a:b:", "5:3:", "1:5:7", "1:5:x"] {
             #expect(PostgresSnapshot(text) == nil, "\(text)")

@@ -49,7 +49,8 @@
 ///
 /// Optional capabilities, each switching on one thing in the engine: ``GatheringInsertStorage``,
 /// ``OpeningInsertStorage``, ``PreparedSetStorage`` (fewer round trips for a database
-/// server), ``FormatUpgradingStorage`` (vaults of older formats), and ``sharedLock(named:)``.
+/// server), ``DurabilityBarrierStorage`` (commits readable before they are durable),
+/// ``FormatUpgradingStorage`` (vaults of older formats), and ``sharedLock(named:)``.
 ///
 /// Calls are blocking and made by one thread at a time (the ``Vault``'s mutex). A
 /// storage whose driver is asynchronous bridges inside the implementation; see
@@ -153,6 +154,26 @@ package protocol VaultStorage: AnyObject {
     func forEachManifestBucket<BodyError: Error>(_ body: (_ bucket: Int64, _ digest: UnsafeRawBufferPointer) throws(BodyError) -> Void) throws(StorageFailure<BodyError>)
     func deleteAllManifestBuckets() throws(StorageError)
 
+    /// Names the vault's state as the transaction in progress reads it, for a later
+    /// ``manifestBuckets(changedSince:including:)``; `nil` (the default): the storage cannot tell
+    /// which bucket rows changed since a state.
+    var manifestMark: Int64? { get }
+
+    /// The bucket rows stored now, in the transaction in progress, that were written after
+    /// the state `mark` named, and the row of `bucket` (if any) whatever its age, with
+    /// their digests; `nil` (the default): not known, and the engine reads every bucket. The list may miss a change (a bucket row deleted, or
+    /// written by a transaction older than the mark): the engine accepts it only when the
+    /// digests it verified at `mark`, with these in their place, sum to the tagged root,
+    /// and reads every bucket otherwise (``ManifestCheck``).
+    func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) -> [(bucket: Int64, digest: [UInt8])]?
+
+    /// After ``snapshotVersion`` moved: keeps under the new version what vouched, under an
+    /// earlier one, for lone reads of `buckets`' rows (the engine found these buckets'
+    /// digests unchanged under a newly verified root); returns the buckets it kept. The
+    /// default keeps none: a storage whose version moves on every commit has nothing that
+    /// tells a row changed behind the engine's back from one left alone.
+    func carryVerifiedBuckets(_ buckets: [Int]) -> [Int]
+
     // MARK: Host key wraps (docs/FORMAT.md section 12)
 
     /// Every host key wrap in UTF-8 byte order of name, or `nil` when the vault has never
@@ -167,6 +188,12 @@ package protocol VaultStorage: AnyObject {
     /// The lock named `name` shared by every host on this vault, or `nil` when the
     /// storage has none (``SharedLock``; the default).
     func sharedLock(named name: String) -> (any SharedLock)?
+}
+
+extension VaultStorage {
+    package var manifestMark: Int64? { nil }
+    package func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) -> [(bucket: Int64, digest: [UInt8])]? { nil }
+    package func carryVerifiedBuckets(_ buckets: [Int]) -> [Int] { [] }
 }
 
 /// A stored item row: its lookup id, service tag, nonce and sealed record.

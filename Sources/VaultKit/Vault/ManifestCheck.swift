@@ -2,7 +2,10 @@
 /// `dataVersion` (see ``VaultStorage/snapshotVersion``). This connection's own writes
 /// keep what it verified true, because they update the manifest together with the
 /// rows, so after its own commit the check moves on to the new version; a commit by
-/// any other connection makes it start over.
+/// any other connection makes it verify the root again. On a storage that tells which
+/// bucket rows changed (PostgreSQL), that reads only those (``ProvenManifest``), and the
+/// buckets whose digests the new root shows unchanged stay verified for lone reads when
+/// the storage still vouches for their rows (``VaultStorage/carryVerifiedBuckets(_:)``).
 ///
 /// A class for the same reason as ``ManifestChanges``: a write inside a batch verifies
 /// the bucket it is about to change.
@@ -47,10 +50,74 @@ final class ManifestCheck {
         for index in termDigests.indices { termDigests[index] = .zero }
     }
 
+    /// Whether `bucket` (`nil`: every bucket) was verified under this version by reading its rows.
     func covers(bucket: Int?) -> Bool {
         guard rootVerified else { return false }
         guard let bucket else { return allBucketsVerified }
         return allBucketsVerified || verifiedBuckets[bucket]
+    }
+
+    /// Whether a lone read of a row of `bucket` may be trusted when the storage reports this
+    /// version after it: the bucket was verified, or carried (its rows' versions are
+    /// compared by that read; a read inside a transaction compares none, so it needs
+    /// ``covers(bucket:)``).
+    func coversLoneRead(bucket: Int) -> Bool {
+        covers(bucket: bucket) || (rootVerified && carriedBuckets[bucket])
+    }
+
+    // MARK: Carrying what was verified across another process's commit
+
+    /// Every bucket's digest as last proven against the root (``ProvenManifest``).
+    var proven: ProvenManifest?
+    /// Buckets whose rows the storage vouches for, after another process's commit left
+    /// their digests unchanged: lone reads only.
+    private(set) var carriedBuckets = [Bool](repeating: false, count: Manifest.bucketCount)
+    /// The buckets verified before the version last moved, and the digests they were
+    /// verified at; some are carried once the root is verified again.
+    private var candidates: (buckets: [Int], digests: [ManifestDigest])?
+
+    /// After the root was verified again (``proven`` now holds its digests): the buckets
+    /// verified before whose digests did not change, which the storage may carry.
+    func bucketsToCarry() -> [Int] {
+        defer { candidates = nil }
+        guard let candidates, let proven else { return [] }
+        return candidates.buckets.filter { candidates.digests[$0] == proven.digests[$0] }
+    }
+
+    func carried(_ buckets: [Int]) {
+        for bucket in buckets { carriedBuckets[bucket] = true }
+    }
+
+    /// The new digests and root of the write transaction in progress, applied to
+    /// ``proven`` once it commits.
+    private var provenChanges: [(bucket: Int, digest: ManifestDigest)] = []
+    private var provenRootChange: (before: ManifestDigest, after: ManifestDigest)?
+
+    func recordProven(bucket: Int, digest: ManifestDigest) {
+        provenChanges.append((bucket, digest))
+    }
+
+    func recordProven(rootBefore: ManifestDigest, after: ManifestDigest) {
+        provenRootChange = (rootBefore, after)
+    }
+
+    /// The transaction committed: ``proven`` moves on with it if it was proven for the
+    /// root the transaction built on (then it was exactly the digests stored then).
+    func applyProvenChanges() {
+        defer { discardProvenChanges() }
+        guard let change = provenRootChange else { return }
+        guard var kept = proven, kept.root == change.before else {
+            proven = nil
+            return
+        }
+        for (bucket, digest) in provenChanges { kept.digests[bucket] = digest }
+        kept.root = change.after
+        proven = kept
+    }
+
+    func discardProvenChanges() {
+        provenChanges.removeAll()
+        provenRootChange = nil
     }
 
     /// The rows and root behind what was verified, kept to prepare `set`s from.
@@ -58,19 +125,38 @@ final class ManifestCheck {
 
     /// Forgets what reads may rely on: another connection committed, so the next read
     /// verifies again. The rows kept for prepared sets stay (``VerifiedBuckets`` says why
-    /// another commit cannot make a prepared set write a wrong state).
+    /// another commit cannot make a prepared set write a wrong state), and so do the
+    /// proven digests and which buckets were verified at them (candidates to carry once
+    /// the root is verified again; kept from an earlier reset if none was verified since).
     func reset(dataVersion: Int64 = -1) {
+        if rootVerified, let proven {
+            let buckets = allBucketsVerified ? Array(0..<Manifest.bucketCount)
+                : verifiedBuckets.indices.filter { verifiedBuckets[$0] || carriedBuckets[$0] }
+            candidates = buckets.isEmpty ? nil : (buckets, proven.digests)
+        } else if rootVerified {
+            candidates = nil
+        }
         self.dataVersion = dataVersion
         rootVerified = false
         allBucketsVerified = false
-        for index in verifiedBuckets.indices { verifiedBuckets[index] = false }
+        for index in verifiedBuckets.indices {
+            verifiedBuckets[index] = false
+            carriedBuckets[index] = false
+        }
     }
 
-    /// Forgets everything verified, the kept rows too: they are known to be out of date
-    /// (a prepared set found the vault changed), the keys changed, a verification failed,
-    /// or ``Vault/verify()`` starts from nothing.
-    func resetAll(dataVersion: Int64 = -1) {
+    /// Forgets everything verified, the kept rows and proven digests too: they are known
+    /// to be out of date (a prepared set found the vault changed; the proven digests and
+    /// the buckets verified at them stay then, since the next check of the root sums them
+    /// with what changed), the keys changed, a verification failed, or ``Vault/verify()``
+    /// starts from nothing.
+    func resetAll(dataVersion: Int64 = -1, keepingProven: Bool = false) {
         reset(dataVersion: dataVersion)
+        if !keepingProven {
+            candidates = nil
+            proven = nil
+        }
+        discardProvenChanges()
         verified.removeAll()
     }
 }

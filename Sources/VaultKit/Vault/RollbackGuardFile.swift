@@ -124,14 +124,21 @@ final class RollbackGuardFile: @unchecked Sendable {
     ///
     /// - Parameter accepting: record the vault's state even if it is older, under a
     ///   retired key, or the record does not authenticate (a backup restored on purpose).
+    /// - Parameter makingDurable: returns once the state read is durable (the storage's
+    ///   ``DurabilityBarrierStorage``), called before it is recorded: a state another
+    ///   connection committed may be readable before it is durable, and one recorded and
+    ///   then lost in a server crash would look like a rollback.
     /// - Returns: why the state could not be recorded when it needed to be and this file
     ///   was opened with a read-only fallback; else `nil`.
-    func check(keys: KeyHierarchy, accepting: Bool, state readState: () throws(VaultError) -> State) throws(VaultError) -> VaultError? {
+    func check(
+        keys: KeyHierarchy, accepting: Bool, state readState: () throws(VaultError) -> State, makingDurable: () throws(VaultError) -> Void
+    ) throws(VaultError) -> VaultError? {
         try withLock { () throws(VaultError) -> VaultError? in
             let state = try readState()
             guard !accepting else {
                 // The keys retired before are kept when the record still authenticates.
                 let previous = try? read(keys: keys)
+                try makingDurable()
                 return try recordIfPossible(Self.nextRecord(after: previous ?? nil, for: state), keys: keys)
             }
             let seen = try read(keys: keys)
@@ -139,12 +146,14 @@ final class RollbackGuardFile: @unchecked Sendable {
                 try throwIfRolledBack(state, seen)
                 guard Self.needsRecording(state, after: seen) else { return nil }
             }
+            try makingDurable()
             return try recordIfPossible(Self.nextRecord(after: seen, for: state), keys: keys)
         }
     }
 
     /// Compares a state a held vault has just verified (another process committed it)
-    /// with the record, and records it if it is newer.
+    /// with the record; returns whether it is newer, for the caller to ``record(_:keys:)``
+    /// once it is durable (another connection's commit may be readable before it is).
     ///
     /// That state was read before this took the lock, so a record ahead of it (or one
     /// that has retired its key) may be a commit made since: `currentState` reads the
@@ -152,25 +161,22 @@ final class RollbackGuardFile: @unchecked Sendable {
     /// write transaction (`inWriteTransaction`), whose snapshot no commit can have overtaken.
     func compare(
         _ state: State, keys: KeyHierarchy, inWriteTransaction: Bool, currentState: () throws(VaultError) -> State
-    ) throws(VaultError) {
-        try withLock { () throws(VaultError) in
-            guard let seen = try read(keys: keys) else {
-                _ = try? recordIfPossible(Self.nextRecord(after: nil, for: state), keys: keys)
-                return
-            }
+    ) throws(VaultError) -> Bool {
+        try withLock { () throws(VaultError) -> Bool in
+            guard let seen = try read(keys: keys) else { return true }
             if Self.isRolledBack(state, seen) {
-                guard !inWriteTransaction else { try throwIfRolledBack(state, seen); return }
+                guard !inWriteTransaction else { try throwIfRolledBack(state, seen); return false }
                 try throwIfRolledBack(try currentState(), seen)
-                return
+                return false
             }
-            if Self.needsRecording(state, after: seen) { _ = try? recordIfPossible(Self.nextRecord(after: seen, for: state), keys: keys) }
+            return Self.needsRecording(state, after: seen)
         }
     }
 
-    /// Records a state this process has just committed, unless the record is already at
-    /// a later generation (another process committed after it) or has retired its key.
-    /// Errors are dropped: the commit has happened, and a record that lags only weakens
-    /// the next check.
+    /// Records a durable state (one this process has just committed, or one it read and
+    /// waited for), unless the record is already at a later generation (another process
+    /// committed after it) or has retired its key. Errors are dropped: the commit has
+    /// happened, and a record that lags only weakens the next check.
     func record(_ state: State, keys: KeyHierarchy) {
         try? withLock { () throws(VaultError) in
             let seen = try read(keys: keys)

@@ -18,7 +18,7 @@ extension UnlockedVault {
             try verifyManifest(bucket: bucket, force: force)
         } catch where error.code == .tampered {
             // Nothing kept is relied on past a failed check, not even by a prepared set.
-            manifestCheck.verified.removeAll()
+            manifestCheck.resetAll(dataVersion: manifestCheck.dataVersion)
             throw error
         }
     }
@@ -44,14 +44,23 @@ extension UnlockedVault {
             }
             let computed = if let kept { [kept.digest] } else { try Self.computeDigests(store: store, keys: keys, bucket: bucket) }
             let pending = manifestChanges
+            var stored: ManifestDigest?
             if let bucket, manifestCheck.rootVerified {
-                // The root was verified in this same data version: one bucket row will do.
-                let expected = try storedDigest(bucket: bucket) + pending.delta(bucket)
-                guard computed[0] == expected else { throw Self.rowsChanged }
+                // The root was verified in this same data version: one bucket row will do,
+                // if it says what the proven digests do (else the root is checked again).
+                let digest = try storedDigest(bucket: bucket)
+                if manifestCheck.proven.map({ $0.digests[bucket] == digest }) ?? true { stored = digest }
+            }
+            if let bucket, let stored {
+                guard computed[0] == stored + pending.delta(bucket) else { throw Self.rowsChanged }
             } else {
-                let (stored, state) = try verifiedStoredBuckets()
+                // With the incremental check, `bucket`'s stored row is among those it reads.
+                let (stored, state) = try verifiedStoredBuckets(including: bucket)
                 try noteVerifiedState(state)
                 manifestCheck.rootVerified = true
+                // Buckets verified before whose digests the new root shows unchanged stay
+                // verified for lone reads, where the storage still vouches for their rows.
+                manifestCheck.carried(store.carryVerifiedBuckets(manifestCheck.bucketsToCarry()))
                 let buckets = bucket.map { [$0] } ?? Array(0..<Manifest.bucketCount)
                 for (index, bucket) in buckets.enumerated() where computed[index] != stored[bucket] + pending.delta(bucket) {
                     throw Self.rowsChanged
@@ -76,24 +85,68 @@ extension UnlockedVault {
 
     private static let rowsChanged = VaultError.tampered(reason: .rowsChanged)
 
-    /// The stored digest of every bucket (zero where none), checked against the root.
-    private func verifiedStoredBuckets() throws(VaultError) -> ([ManifestDigest], (generation: UInt64, root: ManifestDigest)) {
+    /// The digest of every bucket (zero where none), checked against the root: the proven
+    /// digests with the bucket rows written since (and `bucket`'s, whatever its age) put
+    /// in their place when the storage lists those and they sum to the root
+    /// (``ProvenManifest``), else every stored digest.
+    private func verifiedStoredBuckets(including bucket: Int?) throws(VaultError) -> ([ManifestDigest], (generation: UInt64, root: ManifestDigest)) {
         let (root, header, generation) = try verifiedStoredRoot()
-        var digests = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
-        var computedRoot = ManifestDigest.zero
-        try store.forEachManifestBucket { (bucket, bytes) throws(VaultError) in
-            guard (0..<Int64(Manifest.bucketCount)).contains(bucket), let digest = ManifestDigest(bytes: bytes), !digest.isZero else {
-                throw .tampered(reason: .invalidManifestBucket)
+        let digests: [ManifestDigest]
+        if let proven = try provenFromChanges(to: root, including: bucket) {
+            digests = proven.digests
+            manifestCheck.proven = proven
+        } else {
+            var all = [ManifestDigest](repeating: .zero, count: Manifest.bucketCount)
+            var computedRoot = ManifestDigest.zero
+            // Read before the rows, so the mark names no later state than they describe.
+            let mark = store.manifestMark
+            try store.forEachManifestBucket { (bucket, bytes) throws(VaultError) in
+                let (bucket, digest) = try Self.validBucket(bucket, bytes)
+                all[bucket] = digest
+                computedRoot += manifestCheck.bucketTerm(bucket, digest: digest, keys: keys)
             }
-            digests[Int(bucket)] = digest
-            computedRoot += manifestCheck.bucketTerm(Int(bucket), digest: digest, keys: keys)
+            guard computedRoot == root else { throw .tampered(reason: .manifestBucketsMismatch) }
+            digests = all
+            manifestCheck.proven = mark.map { ProvenManifest(digests: all, root: root, mark: $0) }
         }
-        guard computedRoot == root else { throw .tampered(reason: .manifestBucketsMismatch) }
         if store.commitsPreparedSets {
             let tag = keys.manifestRootTag(root, header: header, generation: generation)
             manifestCheck.verified.root = .init(root: root, header: header, generation: generation, tag: tag)
         }
         return (digests, (generation, root))
+    }
+
+    /// The proven digests moved on to `root` by the bucket rows written since their mark
+    /// (and `bucket`'s, so that the one a caller verifies is the stored one), or `nil` when
+    /// the storage cannot list those or they do not sum to `root` (then every bucket is
+    /// read: a change the list missed can only cause this, never a pass).
+    private func provenFromChanges(to root: ManifestDigest, including bucket: Int?) throws(VaultError) -> ProvenManifest? {
+        guard var proven = manifestCheck.proven, let mark = store.manifestMark else { return nil }
+        guard let listed = try store.manifestBuckets(changedSince: proven.mark, including: bucket) else { return nil }
+        var changed = try listed.map { (bucket, bytes) throws(VaultError) in
+            let valid = bytes.withUnsafeBytes { bytes in Result { () throws(VaultError) in try Self.validBucket(bucket, bytes) } }
+            return try valid.get()
+        }
+        // `bucket` not listed: it has no stored row (an empty bucket, or one deleted).
+        if let bucket, !changed.contains(where: { $0.0 == bucket }) { changed.append((bucket, .zero)) }
+        for (bucket, digest) in changed {
+            let old = proven.digests[bucket]
+            if old == digest { continue }
+            if !old.isZero { proven.root -= manifestCheck.bucketTerm(bucket, digest: old, keys: keys) }
+            if !digest.isZero { proven.root += manifestCheck.bucketTerm(bucket, digest: digest, keys: keys) }
+            proven.digests[bucket] = digest
+        }
+        guard proven.root == root else { return nil }
+        proven.mark = mark
+        return proven
+    }
+
+    /// A stored bucket row's number and digest, as FORMAT.md section 6 allows them.
+    private static func validBucket(_ bucket: Int64, _ bytes: UnsafeRawBufferPointer) throws(VaultError) -> (Int, ManifestDigest) {
+        guard (0..<Int64(Manifest.bucketCount)).contains(bucket), let digest = ManifestDigest(bytes: bytes), !digest.isZero else {
+            throw .tampered(reason: .invalidManifestBucket)
+        }
+        return (Int(bucket), digest)
     }
 
     /// The header's manifest root, after checking its tag over the header and generation

@@ -41,6 +41,7 @@ extension UnlockedVault {
         // The header as stored now, not as this handle last saw it: another process may
         // have changed the passphrase, and the tag covers the header.
         var (root, header, generation) = try verifiedStoredRoot()
+        let rootBefore = root
         for bucket in manifestChanges.touched {
             let delta = manifestChanges.delta(bucket)
             if delta.isZero { continue }
@@ -50,7 +51,9 @@ extension UnlockedVault {
             if !new.isZero { root += manifestCheck.bucketTerm(bucket, digest: new, keys: keys) }
             try store.setManifestDigest(bucket: bucket, new)
             manifestCheck.verified.record(bucket: bucket, digest: new)
+            manifestCheck.recordProven(bucket: bucket, digest: new)
         }
+        manifestCheck.recordProven(rootBefore: rootBefore, after: root)
         generation += 1
         let tag = keys.manifestRootTag(root, header: header, generation: generation)
         try store.writeManifestRoot(root, tag: tag, generation: generation)

@@ -59,8 +59,9 @@ extension UnlockedVault {
         let versionPrepared = manifestCheck.dataVersion
         switch try store.commit(prepared) {
         case .stale:
-            // The vault is not as kept (another process wrote, or re-keyed): verify afresh.
-            manifestCheck.resetAll()
+            // The vault is not as kept (another process wrote, or re-keyed): verify afresh
+            // (the proven digests stay: the next check sums them with what changed).
+            manifestCheck.resetAll(keepingProven: true)
             return false
         case .committed(let versionBefore):
             // Something else committed since this process last verified (anywhere on the
@@ -73,6 +74,9 @@ extension UnlockedVault {
             }
             verified.applyPrepared(row, bucket: index, digest: digest,
                                    root: .init(root: root, header: before.header, generation: generation, tag: tag))
+            manifestCheck.recordProven(bucket: index, digest: digest)
+            manifestCheck.recordProven(rootBefore: before.root, after: root)
+            manifestCheck.applyProvenChanges()
             manifestCheck.committing = (generation, root)
             recordCommit()
             return true

@@ -111,7 +111,7 @@ extension UnlockedVault {
             let bucket = Manifest.bucket(of: lookupID)
             do throws(VaultError) {
                 var lookup = Lookup<Result>.unverified
-                if manifestCheck.covers(bucket: bucket) {
+                if manifestCheck.coversLoneRead(bucket: bucket) {
                     lookup = try readRow(lookupID, service: service, account: account, onlyIfVerified: true, body)
                 }
                 if case .unverified = lookup {

@@ -8,9 +8,11 @@ extension UnlockedVault {
     /// Notes a header state just verified from a snapshot this handle had not verified.
     ///
     /// Inside a write transaction it is compared at once: nothing can commit past the
-    /// write lock's snapshot, so a record ahead of it is a rollback. Elsewhere the snapshot
-    /// may be older than a commit recorded since, which only a fresh read (after this
-    /// call's transactions) can tell: it is compared by ``checkPendingRollbackGuard()``.
+    /// write lock's snapshot, so a record ahead of it is a rollback. It is not recorded
+    /// there: the last writer may have released the lock before its commit was durable,
+    /// and this transaction's own commit records a later state once it is. Elsewhere the
+    /// snapshot may be older than a commit recorded since, which only a fresh read (after
+    /// this call's transactions) can tell: it is compared by ``checkPendingRollbackGuard()``.
     func noteVerifiedState(_ verified: (generation: UInt64, root: ManifestDigest)) throws(VaultError) {
         guard let rollbackGuard else { return }
         // With the master key it verified under: the record may have retired that key.
@@ -20,7 +22,7 @@ extension UnlockedVault {
             return
         }
         do {
-            try rollbackGuard.compare(state, keys: keys, inWriteTransaction: true) { () throws(VaultError) in state }
+            _ = try rollbackGuard.compare(state, keys: keys, inWriteTransaction: true) { () throws(VaultError) in state }
         } catch where error.code == .rolledBack {
             manifestCheck.resetAll()
             throw error
@@ -29,15 +31,20 @@ extension UnlockedVault {
 
     /// Compares the state noted by ``noteVerifiedState(_:)`` with the record; called by
     /// ``Vault`` once a call's transactions have ended. Rolled back, nothing verified is
-    /// kept, so every later call checks again and says the same.
+    /// kept, so every later call checks again and says the same. A newer state is
+    /// recorded only once the storage says it is durable (``VaultStore/awaitDurability()``):
+    /// another process's commit can be read before it is, and a server crash would then
+    /// take back a state the record holds, which the next check would call a rollback.
     mutating func checkPendingRollbackGuard() throws(VaultError) {
         guard let pending = manifestCheck.guardPending, let rollbackGuard else { return }
         manifestCheck.guardPending = nil
         do {
-            try rollbackGuard.compare(pending, keys: keys, inWriteTransaction: false) { () throws(VaultError) in
+            let newer = try rollbackGuard.compare(pending, keys: keys, inWriteTransaction: false) { () throws(VaultError) in
                 let state = try verifiedStateFollowingRekey()
                 return (state.generation, state.root, keys.keyCheck)
             }
+            // Best effort, as after a commit: a record that lags only weakens the next check.
+            if newer, (try? store.awaitDurability()) != nil { rollbackGuard.record(pending, keys: keys) }
         } catch where error.code == .rolledBack {
             manifestCheck.resetAll()
             throw error
@@ -60,9 +67,10 @@ extension UnlockedVault {
         }
     }
 
-    /// Tells the rollback guard what the transaction just committed. After the commit, so
-    /// the record is never ahead of the file; best effort, since the write has happened
-    /// and a record that lags only weakens the next check.
+    /// Tells the rollback guard what the transaction just committed. After the commit has
+    /// returned, which a storage does only once it is durable (PostgreSQL's durability
+    /// barrier), so the record is never ahead of the stored state; best effort, since the
+    /// write has happened and a record that lags only weakens the next check.
     func recordCommit() {
         guard let committed = manifestCheck.committing else { return }
         manifestCheck.committing = nil

@@ -14,11 +14,13 @@ extension UnlockedVault {
         manifestChanges.removeAll()
         pendingInserts.reset()
         manifestCheck.verified.discardTransaction()
+        manifestCheck.discardProvenChanges()
         defer {
             manifestChanges.removeAll()
             pendingInserts.reset()
             manifestCheck.holdsWriteLock = false
             manifestCheck.verified.discardTransaction()
+            manifestCheck.discardProvenChanges()
         }
         var versionBefore: Int64 = -1
         manifestCheck.committing = nil
@@ -41,6 +43,7 @@ extension UnlockedVault {
         manifestCheck.ownCommit(from: versionBefore, to: store.snapshotVersion)
         // The rows and root kept for prepared sets move on with this commit's changes.
         if carried { manifestCheck.verified.applyTransaction() }
+        manifestCheck.applyProvenChanges()
         recordCommit()
         return result
     }

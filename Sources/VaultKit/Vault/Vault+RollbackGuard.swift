@@ -58,6 +58,9 @@ extension Vault {
                 let state = try vault.verifiedStateFollowingRekey()
                 guard state.vaultID == vaultID else { throw .tampered(reason: .vaultIDChanged) }
                 return (state.generation, state.root, vault.keys.keyCheck)
+            } makingDurable: { () throws(VaultError) in
+                // Another process's commit may be readable before it is durable.
+                try vault.store.awaitDurability()
             }
             vault.rollbackGuard = file
             return unrecorded

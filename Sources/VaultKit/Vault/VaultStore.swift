@@ -176,6 +176,14 @@ struct VaultStore {
         try passing { () throws(StorageFailure<VaultError>) in try storage.forEachManifestBucket(body) }
     }
 
+    var manifestMark: Int64? { storage.manifestMark }
+
+    func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(VaultError) -> [(bucket: Int64, digest: [UInt8])]? {
+        try Self.converting { () throws(StorageError) in try storage.manifestBuckets(changedSince: mark, including: bucket) }
+    }
+
+    func carryVerifiedBuckets(_ buckets: [Int]) -> [Int] { storage.carryVerifiedBuckets(buckets) }
+
     func deleteAllManifestBuckets() throws(VaultError) {
         try Self.converting { () throws(StorageError) in try storage.deleteAllManifestBuckets() }
     }

@@ -155,6 +155,9 @@ enum Failure {
             return ("\(path): \(systemMessage(error.errno ?? 0))", ExitStatus.failure)
         case .invalidArgument:
             return (error.reasonText, ExitStatus.failure)
+        case .rolledBack where VaultEngines.isEngineURL(path):
+            // An engine's older state is rows put back (a dump or snapshot restored), not a file.
+            return (error.description + "; if you restored the vault's rows on purpose, accept it once with --accept-rollback", ExitStatus.failure)
         case .rolledBack:
             return (error.description + "; if you restored this file on purpose, accept it once with --accept-rollback", ExitStatus.failure)
         case .rollbackRecordInvalid:
