@@ -139,7 +139,7 @@ enum PostgresSQL {
     static let inLookupIDOrder = " ORDER BY lookup_id"
 
     /// One row, read again: ``PostgresVaultStorage/rowInPlace(of:inserted:found:)``.
-    static let itemRow = "SELECT service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2"
+    static let itemRow = "SELECT service_tag, nonce, sealed, xmin::text FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2"
 
     static let upsertItem = """
         INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)
@@ -147,23 +147,23 @@ enum PostgresSQL {
         """
 
     /// Inserts the row unless one is in its place, and returns whether it did and the
-    /// row in its place as the statement's snapshot shows it.
+    /// row in its place (with its `xmin`) as the statement's snapshot shows it.
     static let insertOrFindItem = """
         WITH inserted AS (
             INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)
             ON CONFLICT (vault, lookup_id) DO NOTHING RETURNING 1
         )
-        SELECT (SELECT count(*) FROM inserted), i.service_tag, i.nonce, i.sealed
+        SELECT (SELECT count(*) FROM inserted), i.service_tag, i.nonce, i.sealed, i.xmin::text
         FROM (SELECT 1) AS one LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = $2
         """
 
-    static let deleteItem = "DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2 RETURNING service_tag, nonce"
+    static let deleteItem = "DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2 RETURNING service_tag, nonce, xmin::text"
     static let deleteItemsOfService = "DELETE FROM vaultkit_items WHERE vault = $1 AND service_tag = $2 RETURNING lookup_id, service_tag, nonce"
     static let deleteAllItems = "DELETE FROM vaultkit_items WHERE vault = $1 RETURNING lookup_id, service_tag, nonce"
 
     /// Rows `$2` .. `$5` (arrays of each column, `unnest`ed) inserted where none is in
     /// their place; returns, for each row that did not go in, its position (from 1) and
-    /// the row in its place (NULL when the statement's snapshot shows none).
+    /// the row in its place with its `xmin` (NULL when the statement's snapshot shows none).
     static let insertAllIfAbsent = """
         WITH new AS (
             SELECT * FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::bytea[])
@@ -174,7 +174,7 @@ enum PostgresSQL {
             ON CONFLICT (vault, lookup_id) DO NOTHING
             RETURNING lookup_id
         )
-        SELECT kept_out.position, i.service_tag, i.nonce, i.sealed
+        SELECT kept_out.position, i.service_tag, i.nonce, i.sealed, i.xmin::text
         FROM (SELECT position, lookup_id FROM new WHERE lookup_id NOT IN (SELECT lookup_id FROM inserted)) AS kept_out
         LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = kept_out.lookup_id
         """

@@ -64,6 +64,7 @@ extension UnlockedVault {
         try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
         guard let deleted = try store.delete(lookupID: lookupID) else { return }
         try recordManifestRemoval(lookupID: lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
+        try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
     }
 
     /// Deletes one row read by a scan, recording it for the manifest.
@@ -71,6 +72,7 @@ extension UnlockedVault {
         try ensureManifestVerified(bucket: Manifest.bucket(of: row.lookupID))
         guard let deleted = try store.delete(lookupID: row.lookupID) else { throw .corrupted(reason: .unexpectedStorageError) }
         try recordManifestRemoval(lookupID: row.lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
+        try ensureManifestVerified(bucket: Manifest.bucket(of: row.lookupID))
     }
 
     /// The kept versions of an item, through its history tag, each bound to its row.
@@ -103,6 +105,8 @@ extension UnlockedVault {
         let lookupID = keys.lookupID(service: service, account: account)
         try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
         let existing = try storedItem(lookupID: lookupID, service: service, account: account)
+        // The row read is kept as a version: it must be the one verified.
+        if existing != nil { try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID)) }
         let next: UInt64 = if let existing {
             try archive(existing, because: .restore, keepHistory: true)
         } else {

@@ -34,6 +34,11 @@ extension UnlockedVault {
                 } else if version != manifestCheck.dataVersion {
                     manifestCheck.reset(dataVersion: version)
                 }
+            } else if store.snapshotVersion != manifestCheck.dataVersion {
+                // A row read under the lock was not the one verified (a storage whose
+                // version misses a commit of rows alone says so as it meets the row):
+                // its bucket is verified again, in this transaction's snapshot.
+                manifestCheck.reset(dataVersion: store.snapshotVersion)
             }
             if manifestCheck.covers(bucket: bucket) { return }
             // One bucket, on a storage that commits prepared sets: its rows are kept.

@@ -98,6 +98,8 @@ extension UnlockedVault {
         case (.update, .none): throw .itemNotFound
         default: break
         }
+        // The row read is built on (kept, its term taken out): it must be the one verified.
+        if existing != nil { try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID)) }
         let number = try existing.map { (existing) throws(VaultError) in
             try archive(existing, because: mode.operation, keepHistory: keepHistory)
         } ?? 0
@@ -170,6 +172,8 @@ extension UnlockedVault {
         }
         guard let deleted = try store.delete(lookupID: lookupID) else { return false }
         try recordManifestRemoval(lookupID: lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
+        // The row deleted must be the one verified (its term is what the bucket loses).
+        try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
         return true
     }
 
@@ -201,6 +205,7 @@ extension UnlockedVault {
             _ = try archive(StoredItem(opened, serviceTag: row.serviceTag, nonce: row.nonce), because: .delete, keepHistory: true)
             guard let deleted = try store.delete(lookupID: row.lookupID) else { throw .corrupted(reason: .unexpectedStorageError) }
             try recordManifestRemoval(lookupID: row.lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
+            try ensureManifestVerified(bucket: Manifest.bucket(of: row.lookupID))
         }
         return rows.count
     }

@@ -100,7 +100,7 @@ extension Vault {
     /// it in the same transaction. O(n).
     ///
     /// - Throws: ``VaultError/invalidArgument(_:)`` (``VaultError/Reason/historyRetentionOutOfRange``)
-    ///   outside `0...`` ``maximumHistoryRetention``.
+    ///   outside 0 through ``maximumHistoryRetention``.
     public func setHistoryRetention(_ versions: Int) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
             try vault.writeTransaction { (vault) throws(VaultError) in try vault.setHistoryRetention(versions) }
