@@ -227,6 +227,25 @@ enum PostgresSQL {
             AND ($8::text IS NULL OR coalesce(\(hostWrapsXmin), '') = $8)
         """
 
+    /// Run after ``preparedSetCheck`` when a prepared `set` keeps a version (docs/FORMAT.md
+    /// section 14), and fails the same way: the kept version's id `$2` is free (NULL: not
+    /// checked), the trimmed version `$3` holds nonce `$4`, no row has the history tag `$5`
+    /// (an unnumbered item's first version), the settings row `$6` holds nonce `$7` (NULL:
+    /// no row), and buckets `$8` and `$10` (NULL: none) have digests `$9` and `$11`.
+    static let preparedHistoryCheck = """
+        SELECT 1 / count(*) FROM vaultkit_header h
+        WHERE h.vault = $1
+            AND ($2::bytea IS NULL OR NOT EXISTS (SELECT 1 FROM vaultkit_items v WHERE v.vault = $1 AND v.lookup_id = $2))
+            AND ($3::bytea IS NULL OR EXISTS (SELECT 1 FROM vaultkit_items t WHERE t.vault = $1 AND t.lookup_id = $3 AND t.nonce = $4))
+            AND ($5::bytea IS NULL OR NOT EXISTS (SELECT 1 FROM vaultkit_items g WHERE g.vault = $1 AND g.service_tag = $5))
+            AND (SELECT s.nonce FROM vaultkit_items s WHERE s.vault = $1 AND s.lookup_id = $6) IS NOT DISTINCT FROM $7
+            AND ($8::bigint IS NULL OR (SELECT m.digest FROM vaultkit_manifest m WHERE m.vault = $1 AND m.bucket = $8) IS NOT DISTINCT FROM $9)
+            AND ($10::bigint IS NULL OR (SELECT m.digest FROM vaultkit_manifest m WHERE m.vault = $1 AND m.bucket = $10) IS NOT DISTINCT FROM $11)
+        """
+
+    /// A kept version trimmed by a prepared `set` (checked by ``preparedHistoryCheck``).
+    static let deleteVersion = "DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2"
+
     /// The SQLSTATE of ``preparedSetCheck`` finding the vault changed (division by zero).
     static let preparedStateDiffers = "22012"
 

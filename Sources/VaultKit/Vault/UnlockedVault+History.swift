@@ -55,6 +55,7 @@ extension UnlockedVault {
                           lookupID: lookupID, serviceTag: keys.historyTag(service: service, account: account))
         guard try insertIfAbsent(sealed) else { throw .tampered(reason: .versionNumberInUse) }
         recordManifestAddition(sealed)
+        sealed.nonce.withUnsafeBytes { manifestCheck.verified.rememberVersion(lookupID, nonce: Array($0)) }
         return number + 1
     }
 
@@ -62,6 +63,7 @@ extension UnlockedVault {
     private func deleteVersion(service: String, account: String, number: UInt64) throws(VaultError) {
         let lookupID = keys.versionLookupID(service: service, account: account, number: number)
         try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
+        manifestCheck.verified.forgetVersion(lookupID)
         guard let deleted = try store.delete(lookupID: lookupID) else { return }
         try recordManifestRemoval(lookupID: lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
         try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
@@ -70,6 +72,7 @@ extension UnlockedVault {
     /// Deletes one row read by a scan, recording it for the manifest.
     func deleteVersionRow(_ row: StoredRow) throws(VaultError) {
         try ensureManifestVerified(bucket: Manifest.bucket(of: row.lookupID))
+        manifestCheck.verified.forgetVersion(row.lookupID)
         guard let deleted = try store.delete(lookupID: row.lookupID) else { throw .corrupted(reason: .unexpectedStorageError) }
         try recordManifestRemoval(lookupID: row.lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
         try ensureManifestVerified(bucket: Manifest.bucket(of: row.lookupID))
@@ -158,14 +161,17 @@ extension UnlockedVault {
     func historyRetentionInTransaction() throws(VaultError) -> Int {
         let lookupID = keys.settingsLookupID
         try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
-        let settings = try store.withSealedItem(lookupID: lookupID) { (tag, nonce, sealed) throws(VaultError) -> SettingsRecord in
+        let settings = try store.withSealedItem(lookupID: lookupID) { (tag, nonce, sealed) throws(VaultError) -> (SettingsRecord, [UInt8]) in
             guard let plaintext = SecretBox.open(sealed: sealed, nonce: nonce, key: keys.sealingKey) else {
                 throw .tampered(reason: .itemFailedAuthentication)
             }
             guard Array(tag) == keys.settingsTag else { throw .tampered(reason: .recordNotOfService) }
-            return try plaintext.withBytes { (bytes) throws(VaultError) in try SettingsRecord(decoding: bytes) }
+            return (try plaintext.withBytes { (bytes) throws(VaultError) in try SettingsRecord(decoding: bytes) }, Array(nonce))
         }
-        return settings.map { Int($0.historyRetention) } ?? Self.defaultHistoryRetention
+        let retention = settings.map { Int($0.0.historyRetention) } ?? Self.defaultHistoryRetention
+        // What a prepared `set` keeping a version builds on (checked under its lock).
+        manifestCheck.verified.retention = (lookupID, settings?.1, retention)
+        return retention
     }
 
     /// Stores `retention` in the settings row and trims every item's kept versions to it.
@@ -178,6 +184,7 @@ extension UnlockedVault {
         try upsert(sealed)
         if let replaced { try recordManifestRemoval(lookupID: sealed.lookupID, serviceTag: replaced.0, nonce: replaced.1) }
         recordManifestAddition(sealed)
+        sealed.nonce.withUnsafeBytes { manifestCheck.verified.retention = (sealed.lookupID, Array($0), retention) }
         // Each item keeps its `retention` highest versions.
         var byItem: [[UInt8]: [(number: UInt64, row: StoredRow)]] = [:]
         try store.forEachRow(serviceTag: nil) { (row) throws(VaultError) in

@@ -31,6 +31,9 @@ extension UnlockedVault {
             versionBefore = store.snapshotVersion
             if versionBefore != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: versionBefore) }
             manifestCheck.holdsWriteLock = true
+            // A `set` that keeps a version is prepared from the retention (PreparedArchive):
+            // read once, by a handle's first write, so its later `set`s need no read.
+            if store.commitsPreparedSets, manifestCheck.verified.retention == nil { _ = try historyRetentionInTransaction() }
             let result = try body(self)
             try flushPendingInserts()
             // A gathered insert failed (and the caller went on): rows may be stored whose
