@@ -278,6 +278,22 @@ import TestTraits
         }
     }
 
+    /// A format-3 vault that can only be read (a backup on read-only media) opens and
+    /// reads as it is: no upgrade is attempted, and nothing fails for it.
+    @Test(.enabled(if: Mounts.isAvailable, "needs root and mount(8)"))
+    func aReadOnlyFormatThreeVaultIsReadWithoutAnUpgrade() throws {
+        let (path, key) = try Self.formatThreeVault()
+        let directory = (path as NSString).deletingLastPathComponent
+        try Mounts.withReadOnlyView(of: directory) { view in
+            let vault = try Vault.open(at: view + "/" + (path as NSString).lastPathComponent, key: key)
+            #expect(try vault.string(service: "svc1", account: "acct3") == "secret 3")
+            #expect(try vault.verify() == 5)
+            #expect(try vault.history(service: "svc0", account: "acct2").map(\.number) == [1])
+            vault.close()
+        }
+        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 3)
+    }
+
     /// A tampered format-3 vault is not laundered by the upgrade.
     @Test func aTamperedFormatThreeVaultIsNotUpgraded() throws {
         let (path, seedKey) = try Self.formatThreeVault()

@@ -13,13 +13,13 @@ import Foundation
 /// try vault.restore(service: "db.example.com", account: "app", version: previous.number)
 /// ```
 extension Vault {
-    /// The largest retention ``setHistoryRetention(_:)`` accepts.
+    /// The largest retention ``setHistoryRetention(_:)-9p7x7`` accepts.
     public static let maximumHistoryRetention = UnlockedVault.maximumHistoryRetention
 
     /// The versions of one item: the current item first (when it exists; a deleted
     /// item has kept versions only), then the kept versions, newest first.
     ///
-    /// Like ``items(service:)``, it checks the whole manifest first (O(n) once, then again
+    /// Like ``items(service:)-2s6j6``, it checks the whole manifest first (O(n) once, then again
     /// only after another process writes), so a version deleted or moved behind
     /// VaultKit's back throws ``VaultError/tampered(reason:)`` rather than going missing.
     ///
@@ -67,7 +67,7 @@ extension Vault {
     }
 
     /// Deletes every kept version of every item, in one transaction (see
-    /// ``purgeHistory(service:account:)``). O(n): every row is opened to find them.
+    /// ``purgeHistory(service:account:)-6ukhj``). O(n): every row is opened to find them.
     ///
     /// - Returns: how many versions were deleted.
     @discardableResult

@@ -25,7 +25,7 @@ extension Vault {
     ///   - account: whose secret it is within the service (`kSecAttrAccount`).
     ///   - label: a name for people; `nil` keeps the stored label (none for a new item).
     ///   - generic: application data; `nil` keeps the stored data (none for a new item).
-    ///   - keepHistory: keep the item written over as a version (``history(service:account:)``),
+    ///   - keepHistory: keep the item written over as a version (``history(service:account:)-1eylc``),
     ///     within the vault's retention; `false` for a value nobody will want back, such
     ///     as a token refreshed every hour.
     /// - Throws: ``VaultError/Code/invalidArgument`` for an empty service; storage errors.
@@ -36,7 +36,7 @@ extension Vault {
         }
     }
 
-    /// Adds a new item; the secret is any ``SecretBytesConvertible``, as for ``set(_:service:account:label:generic:keepHistory:)``.
+    /// Adds a new item; the secret is any ``SecretBytesConvertible``, as for ``set(_:service:account:label:generic:keepHistory:)-6l104``.
     ///
     /// - Throws: ``VaultError/duplicateItem`` if (`service`, `account`) already exists.
     public func add(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil, keepHistory: Bool = true) throws(VaultError) {
@@ -60,7 +60,7 @@ extension Vault {
     }
 
     /// Deletes one item; with `keepHistory`, its last version is kept
-    /// (``history(service:account:)``, ``restore(service:account:version:)``).
+    /// (``history(service:account:)-1eylc``, ``restore(service:account:version:)-73zpe``).
     ///
     /// - Returns: whether it existed.
     @discardableResult

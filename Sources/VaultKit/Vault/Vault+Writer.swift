@@ -3,7 +3,7 @@
 /// Both calls take the vault's lock only; their async twins are in `Vault+Async.swift`.
 extension Vault {
     /// The writer name this handle records: the host's name in the vault's host wraps
-    /// when a host key unlocked it, else the name declared with ``declareWriter(_:)``,
+    /// when a host key unlocked it, else the name declared with ``declareWriter(_:)-2cegt``,
     /// by default `user@machine` (the effective user's login name and the host name).
     ///
     /// A name is what the writer says it is, not proof: any holder of the passphrase or

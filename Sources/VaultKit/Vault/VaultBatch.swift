@@ -29,7 +29,7 @@ public struct VaultBatch {
         }
     }
 
-    /// Adds or updates an item; see ``Vault/set(_:service:account:label:generic:keepHistory:)``.
+    /// Adds or updates an item; see ``Vault/set(_:service:account:label:generic:keepHistory:)-6l104``.
     public func set(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil, keepHistory: Bool = true) throws(VaultError) {
         try vault.write(.set, secret: secret.secretBytes, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
     }

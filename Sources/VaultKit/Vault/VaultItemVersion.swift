@@ -5,14 +5,14 @@ import Foundation
 #endif
 
 /// One version of an item: a kept earlier version, or the current item
-/// (``isCurrent``), as ``Vault/history(service:account:)`` lists them. Never the secret:
-/// read it with ``Vault/itemWithSecret(service:account:version:)``.
+/// (``isCurrent``), as ``Vault/history(service:account:)-1eylc`` lists them. Never the secret:
+/// read it with ``Vault/itemWithSecret(service:account:version:)-9ckp5``.
 public struct VaultItemVersion: Sendable, Hashable {
     /// The version's number: one more for every write of the item that kept history, never reused.
     public let number: UInt64
     /// The attributes as they were (``VaultItem/modified`` is when this version was written).
     public let item: VaultItem
-    /// Who wrote this version (see ``Vault/writer()``); `""` when unknown (written before history).
+    /// Who wrote this version (see ``Vault/writer()-5w6ue``); `""` when unknown (written before history).
     public let writer: String
     /// What wrote it.
     public let operation: VaultChange.Operation
