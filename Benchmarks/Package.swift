@@ -33,6 +33,12 @@ let package = Package(
             dependencies: [.product(name: "VaultKit", package: "VaultKit"), .product(name: "VaultKitPostgres", package: "VaultKit")],
             path: "PostgresLoad"
         ),
+        // Not a suite: item history's costs, each side interleaved with its baseline (history-cost.sh).
+        .executableTarget(
+            name: "HistoryCost",
+            dependencies: [.product(name: "VaultKit", package: "VaultKit"), .product(name: "VaultKitPostgres", package: "VaultKit")],
+            path: "HistoryCost"
+        ),
         // Not a suite: runs one sealing operation N times for callgrind (callgrind-seal.sh).
         .executableTarget(
             name: "SealingProbe",

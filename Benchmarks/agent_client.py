@@ -4,7 +4,7 @@ import os
 import socket
 import struct
 
-VERSION = 2
+VERSION = 3
 
 
 def _bytes(value: bytes) -> bytes:
@@ -40,7 +40,7 @@ class Agent:
         return data
 
     def set(self, service: str, account: str, secret: bytes) -> None:
-        self._call(bytes([VERSION, 0x14]) + self.target + bytes([0]) + _bytes(service.encode()) + _bytes(account.encode()) + b"\x00\x00" + _bytes(secret))
+        self._call(bytes([VERSION, 0x14]) + self.target + bytes([0, 1, 0]) + _bytes(service.encode()) + _bytes(account.encode()) + b"\x00\x00" + _bytes(secret))
 
     def secret(self, service: str, account: str) -> bytes:
         return self._call(bytes([VERSION, 0x12]) + self.target + _bytes(service.encode()) + _bytes(account.encode()))[6:]

@@ -14,7 +14,9 @@ Usage:
 
 Prints one JSON object per item (secret and generic data as hex), sorted by
 service then account, and exits 1 with a message on any authentication failure,
-including a manifest that does not match the rows. Reads formats 2 and 3.
+including a manifest that does not match the rows. Reads formats 2, 3 and 4; with
+--history, also one object per kept version (section 14), each with its "version"
+number, after the items. Every row is checked, whatever its kind.
 """
 import argparse
 import json
@@ -72,7 +74,25 @@ def parse_record(record):
         (length,) = struct.unpack("<I", take(4))
         return take(length)
 
-    if take(1) != b"\x01":
+    provenance = {"kind": 1, "number": 0, "writer": "", "operation": 2}
+    record_version = take(1)
+    if record_version == b"\x02":
+        provenance["kind"] = take(1)[0]
+        if provenance["kind"] == 3:
+            (retention,) = struct.unpack("<I", take(4))
+            if offset != len(record):
+                fail("trailing bytes in record")
+            return {"kind": 3, "retention": retention}
+        if provenance["kind"] not in (1, 2):
+            fail("unknown record kind")
+        (provenance["number"],) = struct.unpack("<Q", take(8))
+        provenance["writer"] = take_lp().decode("utf-8")
+        provenance["operation"] = take(1)[0]
+        if provenance["kind"] == 2:
+            (provenance["archived"],) = struct.unpack("<q", take(8))
+            provenance["archived_by"] = take_lp().decode("utf-8")
+            provenance["archived_because"] = take(1)[0]
+    elif record_version != b"\x01":
         fail("unknown record version")
     service = take_lp().decode("utf-8")
     account = take_lp().decode("utf-8")
@@ -86,7 +106,8 @@ def parse_record(record):
     secret = take_lp()
     if offset != len(record):
         fail("trailing bytes in record")
-    return service, account, label, generic, created, modified, secret
+    return {"service": service, "account": account, "label": label, "generic": generic,
+            "created": created, "modified": modified, "secret": secret, **provenance}
 
 
 def xor(a, b):
@@ -216,6 +237,7 @@ def main():
     parser.add_argument("--key-file")
     parser.add_argument("--host-key-file")
     parser.add_argument("--identity")
+    parser.add_argument("--history", action="store_true")
     args = parser.parse_args()
 
     db = sqlite3.connect(f"file:{args.vault}?mode=ro", uri=True)
@@ -225,7 +247,7 @@ def main():
         "SELECT format_version, vault_id, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, "
         "master_key_nonce, wrapped_master_key, master_key_check FROM vault_header WHERE singleton = 1"
     ).fetchone()
-    if version not in (2, 3):
+    if version not in (2, 3, 4):
         fail(f"unsupported format version {version}")
 
     wraps = host_wraps(db) if version >= 3 else None
@@ -271,7 +293,7 @@ def main():
         fail("master key check mismatch")
     sealing_key, index_key, manifest_key = subkey(master, 1), subkey(master, 2), subkey(master, 4)
 
-    items = []
+    items, versions = [], []
     for lookup_id, service_tag, item_nonce, sealed in db.execute(
         "SELECT lookup_id, service_tag, nonce, sealed FROM vault_items"
     ):
@@ -279,17 +301,31 @@ def main():
             record = nacl.secret.SecretBox(sealing_key).decrypt(sealed, item_nonce)
         except Exception:
             fail("item failed authentication")
-        service, account, label, generic, created, modified, secret = parse_record(record)
-        s, a = service.encode("utf-8"), account.encode("utf-8")
-        if keyed_hash(index_key, b"\x01" + lp(s) + lp(a)) != lookup_id:
+        fields = parse_record(record)
+        if fields["kind"] == 3:
+            # The settings row (section 14): fixed row ids.
+            if keyed_hash(index_key, b"\x07") != lookup_id or keyed_hash(index_key, b"\x08") != service_tag:
+                fail("record does not belong to its row")
+            continue
+        s, a = fields["service"].encode("utf-8"), fields["account"].encode("utf-8")
+        if fields["kind"] == 1:
+            row_id, tag = b"\x01" + lp(s) + lp(a), b"\x02" + lp(s)
+        else:
+            row_id, tag = b"\x05" + lp(s) + lp(a) + struct.pack("<Q", fields["number"]), b"\x06" + lp(s) + lp(a)
+        if keyed_hash(index_key, row_id) != lookup_id:
             fail("record does not belong to its row")
-        if keyed_hash(index_key, b"\x02" + lp(s)) != service_tag:
+        if keyed_hash(index_key, tag) != service_tag:
             fail("record does not belong to its service")
-        items.append({
-            "service": service, "account": account, "label": label,
-            "generic": generic.hex() if generic is not None else None,
-            "created": created, "modified": modified, "secret": secret.hex(),
-        })
+        entry = {
+            "service": fields["service"], "account": fields["account"], "label": fields["label"],
+            "generic": fields["generic"].hex() if fields["generic"] is not None else None,
+            "created": fields["created"], "modified": fields["modified"], "secret": fields["secret"].hex(),
+        }
+        if fields["kind"] == 1:
+            items.append(entry)
+        else:
+            entry.update(version=fields["number"], writer=fields["writer"], archived_by=fields["archived_by"])
+            versions.append(entry)
     header = header_bytes(version, vault_id, algorithm, salt, ops, mem, nonce, wrapped, check)
     if wraps is not None:
         header += host_wraps_digest(wraps)
@@ -297,6 +333,10 @@ def main():
     items.sort(key=lambda item: (item["service"].encode("utf-8"), item["account"].encode("utf-8")))
     for item in items:
         print(json.dumps(item, ensure_ascii=False, sort_keys=True))
+    if args.history:
+        versions.sort(key=lambda v: (v["service"].encode("utf-8"), v["account"].encode("utf-8"), v["version"]))
+        for version_entry in versions:
+            print(json.dumps(version_entry, ensure_ascii=False, sort_keys=True))
 
 
 if __name__ == "__main__":

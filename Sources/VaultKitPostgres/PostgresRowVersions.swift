@@ -91,6 +91,19 @@ struct PostgresRowVersions {
         return version
     }
 
+    /// Whether a row a write transaction read under the lock (to replace, keep as a
+    /// version or delete it; `xmin` `nil`: none) is one the engine verified: kept under
+    /// this version, in a bucket the transaction read whole, or written by the
+    /// transaction itself. Else the version is tainted, as by a lone read (``confirm(lookupID:xmin:)``),
+    /// so the engine verifies that bucket again in the transaction's snapshot before it
+    /// builds on the row: a row put back by someone who left the header alone is caught.
+    mutating func confirmUnderLock(lookupID: UnsafeRawBufferPointer, xmin: UInt32?) -> Int64 {
+        let key = Self.key(lookupID)
+        let bucket = Self.bucket(key)
+        if readBuckets.contains(bucket) || writes.contains(where: { $0.key == key }) { return version }
+        return confirm(lookupID: Array(lookupID), xmin: xmin)
+    }
+
     /// A new version for a vault state not known: whatever the engine verified is not vouched for.
     mutating func forgetState() -> Int64 {
         state = nil

@@ -139,7 +139,7 @@ enum PostgresSQL {
     static let inLookupIDOrder = " ORDER BY lookup_id"
 
     /// One row, read again: ``PostgresVaultStorage/rowInPlace(of:inserted:found:)``.
-    static let itemRow = "SELECT service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2"
+    static let itemRow = "SELECT service_tag, nonce, sealed, xmin::text FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2"
 
     static let upsertItem = """
         INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)
@@ -147,23 +147,23 @@ enum PostgresSQL {
         """
 
     /// Inserts the row unless one is in its place, and returns whether it did and the
-    /// row in its place as the statement's snapshot shows it.
+    /// row in its place (with its `xmin`) as the statement's snapshot shows it.
     static let insertOrFindItem = """
         WITH inserted AS (
             INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)
             ON CONFLICT (vault, lookup_id) DO NOTHING RETURNING 1
         )
-        SELECT (SELECT count(*) FROM inserted), i.service_tag, i.nonce, i.sealed
+        SELECT (SELECT count(*) FROM inserted), i.service_tag, i.nonce, i.sealed, i.xmin::text
         FROM (SELECT 1) AS one LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = $2
         """
 
-    static let deleteItem = "DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2 RETURNING service_tag, nonce"
+    static let deleteItem = "DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2 RETURNING service_tag, nonce, xmin::text"
     static let deleteItemsOfService = "DELETE FROM vaultkit_items WHERE vault = $1 AND service_tag = $2 RETURNING lookup_id, service_tag, nonce"
     static let deleteAllItems = "DELETE FROM vaultkit_items WHERE vault = $1 RETURNING lookup_id, service_tag, nonce"
 
     /// Rows `$2` .. `$5` (arrays of each column, `unnest`ed) inserted where none is in
     /// their place; returns, for each row that did not go in, its position (from 1) and
-    /// the row in its place (NULL when the statement's snapshot shows none).
+    /// the row in its place with its `xmin` (NULL when the statement's snapshot shows none).
     static let insertAllIfAbsent = """
         WITH new AS (
             SELECT * FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::bytea[])
@@ -174,7 +174,7 @@ enum PostgresSQL {
             ON CONFLICT (vault, lookup_id) DO NOTHING
             RETURNING lookup_id
         )
-        SELECT kept_out.position, i.service_tag, i.nonce, i.sealed
+        SELECT kept_out.position, i.service_tag, i.nonce, i.sealed, i.xmin::text
         FROM (SELECT position, lookup_id FROM new WHERE lookup_id NOT IN (SELECT lookup_id FROM inserted)) AS kept_out
         LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = kept_out.lookup_id
         """
@@ -226,6 +226,25 @@ enum PostgresSQL {
             AND i.nonce IS NOT DISTINCT FROM $5 AND m.digest IS NOT DISTINCT FROM $7
             AND ($8::text IS NULL OR coalesce(\(hostWrapsXmin), '') = $8)
         """
+
+    /// Run after ``preparedSetCheck`` when a prepared `set` keeps a version (docs/FORMAT.md
+    /// section 14), and fails the same way: the kept version's id `$2` is free (NULL: not
+    /// checked), the trimmed version `$3` holds nonce `$4`, no row has the history tag `$5`
+    /// (an unnumbered item's first version), the settings row `$6` holds nonce `$7` (NULL:
+    /// no row), and buckets `$8` and `$10` (NULL: none) have digests `$9` and `$11`.
+    static let preparedHistoryCheck = """
+        SELECT 1 / count(*) FROM vaultkit_header h
+        WHERE h.vault = $1
+            AND ($2::bytea IS NULL OR NOT EXISTS (SELECT 1 FROM vaultkit_items v WHERE v.vault = $1 AND v.lookup_id = $2))
+            AND ($3::bytea IS NULL OR EXISTS (SELECT 1 FROM vaultkit_items t WHERE t.vault = $1 AND t.lookup_id = $3 AND t.nonce = $4))
+            AND ($5::bytea IS NULL OR NOT EXISTS (SELECT 1 FROM vaultkit_items g WHERE g.vault = $1 AND g.service_tag = $5))
+            AND (SELECT s.nonce FROM vaultkit_items s WHERE s.vault = $1 AND s.lookup_id = $6) IS NOT DISTINCT FROM $7
+            AND ($8::bigint IS NULL OR (SELECT m.digest FROM vaultkit_manifest m WHERE m.vault = $1 AND m.bucket = $8) IS NOT DISTINCT FROM $9)
+            AND ($10::bigint IS NULL OR (SELECT m.digest FROM vaultkit_manifest m WHERE m.vault = $1 AND m.bucket = $10) IS NOT DISTINCT FROM $11)
+        """
+
+    /// A kept version trimmed by a prepared `set` (checked by ``preparedHistoryCheck``).
+    static let deleteVersion = "DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2"
 
     /// The SQLSTATE of ``preparedSetCheck`` finding the vault changed (division by zero).
     static let preparedStateDiffers = "22012"

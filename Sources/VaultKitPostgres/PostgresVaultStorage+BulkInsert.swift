@@ -18,7 +18,8 @@ extension PostgresVaultStorage {
             return [try rowInPlace(of: rows[0], inserted: early.inserted, found: early.found)]
         }
         if rows.count == 1 {
-            let (inserted, found) = try insertOrFind(rows[0])
+            let (inserted, found, xmin) = try insertOrFind(rows[0])
+            if let found { confirmUnderLock(found, xmin: xmin) }
             return [try rowInPlace(of: rows[0], inserted: inserted, found: found)]
         }
         let results = try run { () throws in
@@ -33,8 +34,13 @@ extension PostgresVaultStorage {
                         // A position twice: its lookup id is stored twice.
                         throw StorageError.corrupted(reason: .rowStoredTwice)
                     }
-                    outcome[index] = result.isNull(line, 1) ? (false, nil) : (false, StoredRow(
-                        lookupID: rows[index].lookupID, serviceTag: result.array(line, 1), nonce: result.array(line, 2), sealed: result.array(line, 3)))
+                    guard !result.isNull(line, 1) else {
+                        outcome[index] = (false, nil)
+                        continue
+                    }
+                    let found = StoredRow(lookupID: rows[index].lookupID, serviceTag: result.array(line, 1), nonce: result.array(line, 2), sealed: result.array(line, 3))
+                    confirmUnderLock(found, xmin: PostgresRowVersions.xid(result.text(line, 4)))
+                    outcome[index] = (false, found)
                 }
                 return outcome
             }
@@ -64,7 +70,9 @@ extension PostgresVaultStorage {
                 guard rows.count < 2 else { throw StorageError.corrupted(reason: .rowStoredTwice) }
                 // Deleted again meanwhile: only another session, not a writer of this vault, could.
                 guard rows.count == 1 else { throw StorageError.corrupted(reason: .unexpectedStorageError) }
-                return StoredRow(lookupID: lookupID, serviceTag: rows.array(0, 0), nonce: rows.array(0, 1), sealed: rows.array(0, 2))
+                let found = StoredRow(lookupID: lookupID, serviceTag: rows.array(0, 0), nonce: rows.array(0, 1), sealed: rows.array(0, 2))
+                confirmUnderLock(found, xmin: PostgresRowVersions.xid(rows.text(0, 3)))
+                return found
             }
         }
     }

@@ -25,8 +25,11 @@ extension PostgresVaultStorage {
                 if !transaction.inTransaction {
                     _ = rowVersions.observe(Self.vaultState(rows, header: 4, hostWraps: 5))
                     snapshotVersion = rowVersions.confirm(lookupID: lookupID, xmin: xmin)
-                } else if xmin != nil {
-                    lookupID.withUnsafeBytes { rowVersions.read(lookupID: $0, xmin: xmin) }
+                } else {
+                    lookupID.withUnsafeBytes { lookupID in
+                        if transaction.isWriting { snapshotVersion = rowVersions.confirmUnderLock(lookupID: lookupID, xmin: xmin) }
+                        rowVersions.read(lookupID: lookupID, xmin: xmin)
+                    }
                 }
                 guard !rows.isNull(0, 0) else { return nil }
                 return try StorageFailure.passing { () throws(BodyError) in try body(rows.bytes(0, 0), rows.bytes(0, 1), rows.bytes(0, 2)) }
@@ -116,33 +119,43 @@ extension PostgresVaultStorage {
     /// the engine reads next to replace it: a `set` of an existing item saves a round trip.
     package func insertIfAbsent(lookupID: [UInt8], serviceTag: [UInt8], nonce: UnsafeRawBufferPointer, sealed: [UInt8]) throws(StorageError) -> Bool {
         transaction.forgetFoundRow()
-        let (inserted, found) = try insertOrFind(StoredRow(lookupID: lookupID, serviceTag: serviceTag, nonce: Array(nonce), sealed: sealed))
-        if let found { transaction.updateWrite { $0.foundRow = found } }
+        let (inserted, found, xmin) = try insertOrFind(StoredRow(lookupID: lookupID, serviceTag: serviceTag, nonce: Array(nonce), sealed: sealed))
+        if let found {
+            confirmUnderLock(found, xmin: xmin)
+            transaction.updateWrite { $0.foundRow = found }
+        }
         return inserted
     }
 
     /// Inserts `row` unless one is in its place, and returns that one, as the statement's
     /// snapshot (taken before the insert) shows it; `nil` also when the snapshot shows none
-    /// or two (a read of a row stored twice must see both).
-    func insertOrFind(_ row: StoredRow) throws(StorageError) -> (inserted: Bool, found: StoredRow?) {
+    /// or two (a read of a row stored twice must see both); with the found row's `xmin`,
+    /// for the caller to confirm under the lock (``confirmUnderLock(_:xmin:)``).
+    func insertOrFind(_ row: StoredRow) throws(StorageError) -> (inserted: Bool, found: StoredRow?, xmin: UInt32?) {
         try run { () throws in
             try connection.query(PostgresSQL.insertOrFindItem, [.text(vault), .bytes(row.lookupID), .bytes(row.serviceTag), .bytes(row.nonce), .bytes(row.sealed)]) { rows in
                 let inserted = rows.count > 0 && rows.int64(0, 0) == 1
                 if inserted { rowVersions.wrote(lookupID: row.lookupID) }
-                guard !inserted, rows.count == 1, !rows.isNull(0, 1) else { return (inserted, nil) }
-                return (false, StoredRow(lookupID: row.lookupID, serviceTag: rows.array(0, 1), nonce: rows.array(0, 2), sealed: rows.array(0, 3)))
+                guard !inserted, rows.count == 1, !rows.isNull(0, 1) else { return (inserted, nil, nil) }
+                return (false, StoredRow(lookupID: row.lookupID, serviceTag: rows.array(0, 1), nonce: rows.array(0, 2), sealed: rows.array(0, 3)),
+                        PostgresRowVersions.xid(rows.text(0, 4)))
             }
         }
     }
 
     package func delete(lookupID: [UInt8]) throws(StorageError) -> (serviceTag: [UInt8], nonce: [UInt8])? {
         transaction.forgetFoundRow()
-        rowVersions.wrote(lookupID: lookupID, deleted: true)
-        return try run { () throws in
+        let deleted = try run { () throws in
             try connection.query(PostgresSQL.deleteItem, [.text(vault), .bytes(lookupID)]) { rows in
-                rows.count > 0 ? (rows.array(0, 0), rows.array(0, 1)) : nil
+                rows.count > 0 ? (rows.array(0, 0), rows.array(0, 1), PostgresRowVersions.xid(rows.text(0, 2))) : nil
             }
         }
+        // The row deleted is the one verified (before this transaction's own write counts).
+        if transaction.isWriting {
+            lookupID.withUnsafeBytes { snapshotVersion = rowVersions.confirmUnderLock(lookupID: $0, xmin: deleted?.2) }
+        }
+        rowVersions.wrote(lookupID: lookupID, deleted: true)
+        return deleted.map { ($0.0, $0.1) }
     }
 
     package func deleteAll<BodyError: Error>(
@@ -164,5 +177,14 @@ extension PostgresVaultStorage {
                 return rows.count
             }
         }
+    }
+}
+
+extension PostgresVaultStorage {
+    /// A row found in an item's place under the write lock, which the engine is about to
+    /// build on: unless it is the row verified, the snapshot version moves on and the
+    /// engine verifies its bucket again (``PostgresRowVersions/confirmUnderLock(lookupID:xmin:)``).
+    func confirmUnderLock(_ row: StoredRow, xmin: UInt32?) {
+        row.lookupID.withUnsafeBytes { snapshotVersion = rowVersions.confirmUnderLock(lookupID: $0, xmin: xmin) }
     }
 }

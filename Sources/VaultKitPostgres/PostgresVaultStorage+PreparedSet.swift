@@ -46,6 +46,9 @@ extension PostgresVaultStorage {
             let before = rowVersions.version
             rowVersions.readsBelong(to: before)
             rowVersions.wrote(lookupID: set.row.lookupID)
+            if let version = set.version { rowVersions.wrote(lookupID: version.lookupID) }
+            if let trimmed = set.trimmed { rowVersions.wrote(lookupID: trimmed.lookupID, deleted: true) }
+            for other in set.otherBuckets { manifestCache.record(other.bucket, other.after) }
             let ownXmin = checked.ownTransaction.map { UInt32(truncatingIfNeeded: $0) }
             snapshotVersion = rowVersions.committed(own: ownXmin, wroteHeader: true, derivable: true)
             endTransaction(committing: true)
@@ -71,9 +74,43 @@ extension PostgresVaultStorage {
             .bytes(row.lookupID), set.replacedNonce.map { .bytes($0) } ?? .nullBytes,
             .int64(bucket), set.digestBefore.map { .bytes($0) } ?? .nullBytes, hostWraps,
         ], onRows: onCheck)
+        if let settings = set.settings {
+            // What keeping a version builds on, checked before anything is written.
+            let others = set.otherBuckets
+            guard others.count <= 2 else { throw StorageError.corrupted(reason: .unexpectedStorageError) }
+            func other(_ index: Int) -> [PostgresConnection.Parameter] {
+                guard others.indices.contains(index) else { return [.nullInt64, .nullBytes] }
+                return [.int64(Int64(others[index].bucket)), others[index].before.map { .bytes($0) } ?? .nullBytes]
+            }
+            try connection.enqueue(PostgresSQL.preparedHistoryCheck, [
+                .text(vault), set.version.map { .bytes($0.lookupID) } ?? .nullBytes,
+                set.trimmed.map { .bytes($0.lookupID) } ?? .nullBytes, set.trimmed.map { .bytes($0.nonce) } ?? .nullBytes,
+                set.noRowsOfServiceTag.map { .bytes($0) } ?? .nullBytes,
+                .bytes(settings.lookupID), settings.nonce.map { .bytes($0) } ?? .nullBytes,
+            ] + other(0) + other(1))
+        }
         let rowParameters: [PostgresConnection.Parameter] = [.text(vault), .bytes(row.lookupID), .bytes(row.serviceTag), .bytes(row.nonce), .bytes(row.sealed)]
         try connection.enqueue(set.replacedNonce != nil ? PostgresSQL.updateItem : PostgresSQL.insertItem, rowParameters)
-        switch (set.digestBefore, set.digestAfter) {
+        try enqueueDigest(bucket: set.bucket, before: set.digestBefore, after: set.digestAfter)
+        if let version = set.version {
+            try connection.enqueue(PostgresSQL.insertItem, [
+                .text(vault), .bytes(version.lookupID), .bytes(version.serviceTag), .bytes(version.nonce), .bytes(version.sealed),
+            ])
+        }
+        if let trimmed = set.trimmed {
+            try connection.enqueue(PostgresSQL.deleteVersion, [.text(vault), .bytes(trimmed.lookupID)])
+        }
+        for other in set.otherBuckets {
+            try enqueueDigest(bucket: other.bucket, before: other.before, after: other.after)
+        }
+    }
+
+    /// The write of a bucket's digest row from `before` to `after` (`nil`: no row).
+    private func enqueueDigest(bucket: Int, before: [UInt8]?, after: [UInt8]?) throws {
+        let bucket = Int64(bucket)
+        switch (before, after) {
+        case (nil, nil):
+            return
         case (_, nil):
             try connection.enqueue(PostgresSQL.deleteManifestDigest, [.text(vault), .int64(bucket)])
         case (nil, let after?):

@@ -24,7 +24,8 @@ extension PostgresVaultStorage {
     /// ``PostgresSchema`` and no user trigger or rule on them: a trigger could change what
     /// a statement does, a missing key could let one lookup id be stored twice.
     package func checkSchema(formatVersion: Int) throws(StorageError) {
-        guard formatVersion == VaultHeader.currentFormatVersion else { throw .schemaChanged }
+        // Format 4 (item history) has format 3's tables; a format-3 vault is upgraded on open.
+        guard (3...VaultHeader.currentFormatVersion).contains(formatVersion) else { throw .schemaChanged }
         try run { () throws in
             let columns = try connection.query(PostgresSQL.schemaColumns) { rows in Set((0..<rows.count).map { rows.text($0, 0) }) }
             let keys = try connection.query(PostgresSQL.schemaPrimaryKeys) { rows in Set((0..<rows.count).map { rows.text($0, 0) }) }

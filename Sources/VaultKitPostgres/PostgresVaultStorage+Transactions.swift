@@ -72,7 +72,7 @@ extension PostgresVaultStorage {
             // `.some(nil)`: read, and the vault has no header row.
             var read: PostgresHeaderRow??
             try connection.enqueue(PostgresSQL.headerRow, [.text(vault)]) { read = .some(PostgresHeaderRow($0)) }
-            let outcome: (inserted: Bool, found: StoredRow?)
+            let outcome: (inserted: Bool, found: StoredRow?, xmin: UInt32?)
             do {
                 outcome = try insertOrFind(opening.row)
             } catch {
@@ -84,6 +84,7 @@ extension PostgresVaultStorage {
             useLock(row)
             if snapshotVersion == opening.snapshotVersion, row.masterKeyCheck == opening.keyCheck {
                 transaction.updateWrite { $0.openingResult = (opening.row, outcome.inserted, outcome.found) }
+                if let found = outcome.found { confirmUnderLock(found, xmin: outcome.xmin) }
             } else if outcome.inserted {
                 // Another session committed since the engine sealed the row: the row is
                 // deleted again, with the body's first statement (so before anything it

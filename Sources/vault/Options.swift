@@ -114,6 +114,7 @@ struct VaultOptions: ParsableArguments {
             let passphrase = try Credentials.passphrase(prompt: "Passphrase for \(location): ")
             vault = try Vault.open(location.storage(busyTimeout: Vault.defaultBusyTimeout), passphrase: passphrase)
         }
+        try declareWriter(on: vault, hostKey: keyFile == nil && hostKeyFile != nil)
         try Self.rollbackGuard(vault, accepting: acceptingRollback)
         return vault
     }
@@ -131,8 +132,20 @@ struct VaultOptions: ParsableArguments {
             let passphrase = try Credentials.passphrase(prompt: "Passphrase for \(path): ")
             vault = upgradingFormatOne ? try Vault.upgrade(at: path, passphrase: passphrase) : try Vault.open(at: path, passphrase: passphrase)
         }
+        try declareWriter(on: vault, hostKey: keyFile == nil && hostKeyFile != nil)
         try Self.rollbackGuard(vault, accepting: acceptingRollback)
         return vault
+    }
+
+    /// The writer name this command's writes record (`$VAULT_WRITER`), else `nil` for the
+    /// library's default, `user@machine`. Ignored for a vault a host key opened, which
+    /// records its host's name (docs/CLI.md, "Item history").
+    static var declaredWriter: String? { Environment.value("VAULT_WRITER") }
+
+    /// Declares ``declaredWriter`` on a vault opened here (not one a host key opened).
+    private static func declareWriter(on vault: Vault, hostKey: Bool) throws(VaultError) {
+        guard !hostKey, let writer = declaredWriter else { return }
+        try vault.declareWriter(writer)
     }
 
     /// The CLI checks every vault it opens against the user's rollback records

@@ -25,6 +25,10 @@ struct VaultCommand: ParsableCommand {
             prompt on the terminal. Without any of them (no terminal, as in CI) the \
             command fails at once instead of waiting.
 
+            WRITER: every write records who made it: $VAULT_WRITER (for example \
+            ci@runner-7), else user@machine; a host key records its host's name. See \
+            'vault history --help'.
+
             HOST KEYS: --host-key PATH or $VAULT_HOST_KEY_FILE unlocks with this host's own \
             key pair instead, once another host added it (see 'vault host --help').
 
@@ -32,8 +36,8 @@ struct VaultCommand: ParsableCommand {
             minus one trailing newline), else prompted for without echo. No option \
             takes a secret: the command line is visible to every user of the machine.
 
-            EXIT STATUS: 0 success, 1 error, 2 usage error, 44 item not found, \
-            45 item already exists. Errors are one line on standard error starting \
+            EXIT STATUS: 0 success, 1 error, 2 usage error, 44 item (or version) not \
+            found, 45 item already exists. Errors are one line on standard error starting \
             with "vault: ".
 
             EXAMPLE:
@@ -46,7 +50,9 @@ struct VaultCommand: ParsableCommand {
         version: VersionCommand.line,
         subcommands: [
             InitCommand.self, SetCommand.self, AddCommand.self, UpdateCommand.self,
-            GetCommand.self, DeleteCommand.self, ListCommand.self, VerifyCommand.self, PasswdCommand.self, RekeyCommand.self,
+            GetCommand.self, DeleteCommand.self, ListCommand.self,
+            HistoryCommand.self, RestoreCommand.self, LogCommand.self, PurgeHistoryCommand.self, ConfigCommand.self,
+            VerifyCommand.self, PasswdCommand.self, RekeyCommand.self,
             UpgradeCommand.self, BackupCommand.self,
             RunCommand.self, ReadCommand.self, GenerateCommand.self, GitCredentialCommand.self, DockerCredentialCommand.self,
             ImportCommand.self, ExportCommand.self,

@@ -36,6 +36,14 @@ package enum StorageConformance {
         case rekeyRunsThroughTheSeam
         case twoConnectionsSeeEachOthersCommits
         case hostWrapsAreAddedListedAndRemoved
+        case aBadOverwriteIsRestored
+        case aDeleteAllIsRestored
+        case retentionTrimsTheOldestVersions
+        case keepHistoryFalseKeepsNoVersion
+        case historySurvivesRekeyAndKeyChange
+        case versionRowsAreCoveredByTheManifest
+        case versionsMovedOrSwappedAreRejected
+        case writersAndChangesAreRecorded
 
         package var description: String { rawValue }
 
@@ -48,6 +56,14 @@ package enum StorageConformance {
             case .rekeyRunsThroughTheSeam: try StorageConformance.rekeyRunsThroughTheSeam(fixture)
             case .twoConnectionsSeeEachOthersCommits: try StorageConformance.twoConnectionsSeeEachOthersCommits(fixture)
             case .hostWrapsAreAddedListedAndRemoved: try StorageConformance.hostWrapsAreAddedListedAndRemoved(fixture)
+            case .aBadOverwriteIsRestored: try StorageConformance.aBadOverwriteIsRestored(fixture)
+            case .aDeleteAllIsRestored: try StorageConformance.aDeleteAllIsRestored(fixture)
+            case .retentionTrimsTheOldestVersions: try StorageConformance.retentionTrimsTheOldestVersions(fixture)
+            case .keepHistoryFalseKeepsNoVersion: try StorageConformance.keepHistoryFalseKeepsNoVersion(fixture)
+            case .historySurvivesRekeyAndKeyChange: try StorageConformance.historySurvivesRekeyAndKeyChange(fixture)
+            case .versionRowsAreCoveredByTheManifest: try StorageConformance.versionRowsAreCoveredByTheManifest(fixture)
+            case .versionsMovedOrSwappedAreRejected: try StorageConformance.versionsMovedOrSwappedAreRejected(fixture)
+            case .writersAndChangesAreRecorded: try StorageConformance.writersAndChangesAreRecorded(fixture)
             }
         }
     }
@@ -97,7 +113,8 @@ package enum StorageConformance {
         // What was written is there for the next opener, through the same seam.
         let reopened = try fixture.reopen()
         try check(try reopened.string(service: "api.example.com", account: "alice") == "one-b", "reopened reads the write")
-        try check(try fixture.rows().count == 1, "one row stored")
+        // The item, and the versions its update, the delete and the deleteAll kept.
+        try check(try fixture.rows().count == 4, "one item and three kept versions stored")
     }
 
     static func aRowPutBackBehindTheEnginesBackIsRejected(_ fixture: Fixture) throws {

@@ -15,16 +15,29 @@ import VaultAgent
         created: Date(timeIntervalSinceReferenceDate: 817_000_000.123_456), modified: Date(timeIntervalSinceReferenceDate: 817_000_001)
     )
 
+    static let version = VaultItemVersion(
+        number: 2, item: item, writer: "alice@laptop", operation: .restore, archived: nil, archivedBy: nil, archivedBecause: nil, secretSize: 64
+    )
+    static let change = VaultChange(
+        date: Date(timeIntervalSinceReferenceDate: 817_000_003), writer: "w", operation: .update, service: "s", account: "", version: 9
+    )
+
     static var requests: [AgentRequest] {
         [
             .status, .stop, .lock(path: nil), .lock(path: "/v"),
             .unlock(path: "/v", credential: SecretBytes("pass"), isKey: false, idleTimeoutSeconds: 900),
             .holds(target), .contains(target, service: "s", account: "a"), .secret(target, service: "s", account: ""),
             .item(target, service: "s", account: "a"),
-            .write(target, mode: .add, secret: SecretBytes([0, 1, 2]), service: "s", account: "a", label: "L", generic: nil),
-            .write(target, mode: .update, secret: SecretBytes(""), service: "s", account: "a", label: nil, generic: Data("g".utf8)),
-            .delete(target, service: "s", account: "a"), .deleteAll(target, service: "s"), .items(target, service: nil),
+            .write(target, mode: .add, keepHistory: true, writer: nil, secret: SecretBytes([0, 1, 2]), service: "s", account: "a", label: "L", generic: nil),
+            .write(target, mode: .update, keepHistory: false, writer: "ci@runner-7", secret: SecretBytes(""), service: "s", account: "a", label: nil, generic: Data("g".utf8)),
+            .delete(target, keepHistory: true, writer: nil, service: "s", account: "a"),
+            .delete(target, keepHistory: false, writer: "w", service: "s", account: "a"),
+            .deleteAll(target, keepHistory: true, writer: "w", service: "s"), .items(target, service: nil),
             .items(target, service: "s"), .verify(target),
+            .history(target, service: "s", account: "a"), .version(target, service: "s", account: "a", number: 3),
+            .restore(target, writer: nil, service: "s", account: "", number: .max), .restore(target, writer: "w", service: "s", account: "a", number: 1), .purgeHistory(target, service: "s", account: "a"),
+            .purgeHistory(target, service: nil, account: nil), .changes(target, limit: nil), .changes(target, limit: 20),
+            .retention(target), .setRetention(target, versions: 0),
         ]
     }
 
@@ -34,6 +47,9 @@ import VaultAgent
             .status(pid: 99, vaults: [HeldVaultStatus(path: "/v", idleTimeoutSeconds: 900, secondsUntilLocked: 12)]),
             .notHeld, .failure(.itemNotFound), .failure(.io(path: "/v", errno: 13)), .failure(.insecurePermissions(path: "/d", mode: 0o40777)),
             .failure(.unsupportedFormatVersion(9)), .refused("no"),
+            .versions([version, VaultItemVersion(number: 1, item: item, writer: "", operation: .set, archived: Date(timeIntervalSinceReferenceDate: 817_000_002.5),
+                                                 archivedBy: "ci@runner", archivedBecause: .delete, secretSize: 0)]),
+            .versions([]), .itemWithSecret(item, SecretBytes([0xff, 0])), .changes([change, change]), .changes([]),
         ]
     }
 
@@ -51,6 +67,12 @@ import VaultAgent
         let item = try contents(AgentResponse.item(Self.item).encode()).withUnsafeBytes { try AgentResponse.decode($0) }
         guard case .item(let decoded) = item else { Issue.record("not an item"); return }
         #expect(decoded == Self.item)
+        let versions = try contents(AgentResponse.versions([Self.version]).encode()).withUnsafeBytes { try AgentResponse.decode($0) }
+        guard case .versions(let decodedVersions) = versions else { Issue.record("not versions"); return }
+        #expect(decodedVersions == [Self.version])
+        let changes = try contents(AgentResponse.changes([Self.change]).encode()).withUnsafeBytes { try AgentResponse.decode($0) }
+        guard case .changes(let decodedChanges) = changes else { Issue.record("not changes"); return }
+        #expect(decodedChanges == [Self.change])
     }
 
     @Test func everyVaultErrorSurvivesTheRoundTrip() throws {
@@ -63,7 +85,7 @@ import VaultAgent
             .keyChanged, .closed, .secretNotUTF8, .cryptoUnavailable, .keyDerivationFailed,
             .rolledBack(path: "/i", seenGeneration: 7, fileGeneration: 3), .batchEnded, .reentrantCall,
             .valueNotEncodable, .valueNotDecodable, .unsupportedValueEncoding(version: 2), .rollbackRecordInvalid(path: "/j"),
-            .cancelled,
+            .cancelled, .versionNotFound,
         ]
         let allCodes = (0...UInt8.max).compactMap(VaultError.Code.init(rawValue:))
         #expect(Set(errors.map(\.code)) == Set(allCodes))

@@ -155,10 +155,10 @@ import Glibc
                 let body = (0..<Int.random(in: 0...64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
                 switch round % 5 {
                 case 0: connection.send(RawAgentConnection.frame(body))  // random body
-                case 1: connection.send(RawAgentConnection.frame([2, UInt8.random(in: 0...0x20, using: &random)] + body))  // random request
+                case 1: connection.send(RawAgentConnection.frame([3, UInt8.random(in: 0...0x20, using: &random)] + body))  // random request (protocol 3)
                 case 2: connection.send([0xff, 0xff, 0xff, 0xff] + body)  // 4 GiB announced
                 case 3: connection.send(Array(RawAgentConnection.frame(body + [1, 0x12]).prefix(body.count / 2)))  // cut short
-                default: connection.send(RawAgentConnection.frame([3, 0x01] + body))  // a future version
+                default: connection.send(RawAgentConnection.frame([4, 0x01] + body))  // a future version
                 }
                 let answer = connection.readToEnd()
                 if answer.count >= 6 { #expect(answer[5] == 9 || answer[5] == 7 || answer[5] == 8, "round \(round): response tag \(answer[5])") }

@@ -5,7 +5,7 @@ import TestTraits
 import VaultKit
 
 /// Processes killed with SIGKILL in the middle of the operations that rewrite the key
-/// material: the vault must open afterwards, with every item intact.
+/// material, or that keep history: the vault must open afterwards, with every item intact.
 @Suite(.offCooperativePool) struct CrashInjectionTests {
     static let trials = ProcessInfo.processInfo.environment["VAULTKIT_STRESS"] == "1" ? 100 : 6
 
@@ -59,6 +59,26 @@ import VaultKit
             let (path, key, keyFile) = try Self.prepared("rekey\(trial)")
             _ = try Self.killMidway("rekey-loop", path, keyFile, trial: trial)
             try Self.expectAllItems(in: try Vault.open(at: path, key: key))
+        }
+    }
+
+    /// An overwrite that keeps history killed midway: the vault holds the old value as
+    /// the item and its history, or the new value with the old one kept, never neither.
+    @Test func killedDuringOverwritesKeepingHistory() throws {
+        for trial in 0..<Self.trials {
+            let (path, key, keyFile) = try Self.prepared("history\(trial)")
+            let acknowledged = try Self.killMidway("history-loop", path, keyFile, trial: trial)
+            let vault = try Vault.open(at: path, key: key)
+            #expect(try vault.verify() == 41)
+            let current = try vault.string(service: "h", account: "a")
+            #expect(current == "v-\(acknowledged)" || current == "v-\(acknowledged + 1)", "trial \(trial): \(current)")
+            let written = Int(current.dropFirst(2)) ?? -1
+            let history = try vault.history(service: "h", account: "a")
+            #expect(history.count == min(written + 1, 11), "trial \(trial): the current and up to ten kept versions")
+            if written > 0 {
+                let previous = try vault.itemWithSecret(service: "h", account: "a", version: history[1].number).secret.string()
+                #expect(previous == "v-\(written - 1)", "trial \(trial): the value written over is kept")
+            }
         }
     }
 }

@@ -13,7 +13,8 @@ import TestTraits
     static let headerChanged = VaultError.tampered(reason: .headerFailedAuthentication)
 
     /// Vaults written by earlier versions of VaultKit, with the fuzzer's fixed key
-    /// (bytes 1 to 32): format 1 (`seed-2.vault`) and format 2 (`seed-v2-2.vault`), five
+    /// (bytes 1 to 32): format 1 (`seed-2.vault`), format 2 (`seed-v2-2.vault`) and
+    /// five
     /// items each, "secret N" under ("svc<N % 2>", "acct<N>").
     static let seedKey = try! VaultKey(Data((1...32).map { UInt8($0) }))
 
@@ -177,8 +178,8 @@ import TestTraits
         #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 1)
 
         let upgraded = try Vault.upgrade(at: path, key: Self.seedKey)
-        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 3)
-        #expect(RawDatabase(path).integer("PRAGMA user_version") == 3)
+        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 4)
+        #expect(RawDatabase(path).integer("PRAGMA user_version") == 4)
         #expect(try upgraded.verify() == 5)
         #expect(try upgraded.string(service: "svc1", account: "acct3") == "secret 3")
         upgraded.close()
@@ -193,7 +194,7 @@ import TestTraits
     @Test func aFormatTwoVaultIsVerifiedThenUpgradedWhenOpened() throws {
         let path = try Self.copySeed("seed-v2-2.vault")
         let vault = try Vault.open(at: path, key: Self.seedKey)
-        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 3)
+        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 4)
         #expect(try vault.verify() == 5)
         #expect(try vault.string(service: "svc0", account: "acct4") == "secret 4")
         if FormatTests.readerIsAvailable {
@@ -215,5 +216,110 @@ import TestTraits
             try Vault.open(at: path, key: Self.seedKey)
         }
         #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 2)
+    }
+
+    /// A format-3 vault as VaultKit before history wrote it: five items "secret N" under
+    /// ("svc<N % 2>", "acct<N>") in records of version 1 (FORMAT.md section 5), the
+    /// manifest tagged over a header saying 3. (`seed-v3-2.vault` predates format 3's
+    /// generation table, so it is no such vault.)
+    static func formatThreeVault(_ label: String = #function) throws -> (String, VaultKey) {
+        let (vault, path, key) = try Fixtures.keyVault(label)
+        try vault.withUnlocked { (unlocked) throws(VaultError) in
+            let keys = unlocked.keys
+            try unlocked.store.writeTransaction { () throws(VaultError) in
+                for n in 0..<5 {
+                    let (service, account, secret) = ("svc\(n % 2)", "acct\(n)", "secret \(n)")
+                    func lp(_ text: String) -> [UInt8] { withUnsafeBytes(of: UInt32(text.utf8.count).littleEndian, Array.init) + Array(text.utf8) }
+                    let now = withUnsafeBytes(of: Int64(1_700_000_000_000).littleEndian, Array.init)
+                    let record: [UInt8] = [0x01] + lp(service) + lp(account) + [0] + now + now + lp(secret)
+                    var nonce = SecretBox.Nonce()
+                    let sealed = nonce.withUnsafeMutableBytes { nonce in
+                        SecretBox.seal(plaintextCount: record.count, key: keys.sealingKey, nonce: nonce) { $0.copyBytes(from: record) }
+                    }
+                    try nonce.withUnsafeBytes { (nonce) throws(VaultError) in
+                        try unlocked.store.upsert(lookupID: keys.lookupID(service: service, account: account),
+                                                  serviceTag: keys.serviceTag(service: service), nonce: nonce, sealed: sealed)
+                    }
+                }
+                var header = try unlocked.store.readHeader()
+                header.formatVersion = 3
+                try unlocked.store.setFormatVersion(3)
+                try UnlockedVault.rebuildManifest(store: unlocked.store, keys: keys, header: header, generation: try unlocked.store.readGeneration() + 1)
+            }
+        }
+        vault.close()
+        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 3)
+        return (path, key)
+    }
+
+    /// A format-3 vault (records of version 1, no history) is verified whole, then
+    /// relabelled format 4 in place; its items gain history from their next write.
+    @Test func aFormatThreeVaultIsVerifiedThenUpgradedWhenOpened() throws {
+        let (path, seedKey) = try Self.formatThreeVault()
+        let generation = RawDatabase(path).integer("SELECT generation FROM vault_generation")
+        let vault = try Vault.open(at: path, key: seedKey)
+        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 4)
+        #expect(RawDatabase(path).integer("SELECT generation FROM vault_generation") == generation.map { $0 + 1 })
+        #expect(try vault.verify() == 5)
+        let before = try vault.history(service: "svc1", account: "acct3")
+        #expect(before.map(\.number) == [1] && before[0].writer == "" && before[0].operation == .set)
+        try vault.set("secret 3b", service: "svc1", account: "acct3")
+        #expect(try vault.history(service: "svc1", account: "acct3").map(\.number) == [2, 1])
+        #expect(try vault.itemWithSecret(service: "svc1", account: "acct3", version: 1).secret.string() == "secret 3")
+        vault.close()
+        if FormatTests.readerIsAvailable {
+            let keyFile = Fixtures.writeKeyFile(seedKey, besides: path)
+            let result = try ChildProcess.run("/usr/bin/env", ["python3", FormatTests.reader, path, "--key-file", keyFile, "--history"],
+                                              environment: ChildProcess.cleanEnvironment([:]))
+            #expect(result.status == 0, "\(result.stderr)")
+            // Five items, then the one kept version.
+            #expect(result.stdout.split(separator: "\n").count == 6)
+            #expect(result.stdout.split(separator: "\n").last?.contains("\"version\": 1") == true)
+        }
+    }
+
+    /// A format-3 vault that can only be read (a backup on read-only media) opens and
+    /// reads as it is: no upgrade is attempted, and nothing fails for it.
+    @Test(.enabled(if: Mounts.isAvailable, "needs root and mount(8)"))
+    func aReadOnlyFormatThreeVaultIsReadWithoutAnUpgrade() throws {
+        let (path, key) = try Self.formatThreeVault()
+        let directory = (path as NSString).deletingLastPathComponent
+        try Mounts.withReadOnlyView(of: directory) { view in
+            let vault = try Vault.open(at: view + "/" + (path as NSString).lastPathComponent, key: key)
+            #expect(try vault.string(service: "svc1", account: "acct3") == "secret 3")
+            #expect(try vault.verify() == 5)
+            #expect(try vault.history(service: "svc0", account: "acct2").map(\.number) == [1])
+            vault.close()
+        }
+        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 3)
+    }
+
+    /// A tampered format-3 vault is not laundered by the upgrade.
+    @Test func aTamperedFormatThreeVaultIsNotUpgraded() throws {
+        let (path, seedKey) = try Self.formatThreeVault()
+        let target = RawDatabase(path).rows("SELECT lookup_id FROM vault_items")[0][0]
+        RawDatabase(path).execute("DELETE FROM vault_items WHERE lookup_id = x'\(target)'")
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try Vault.open(at: path, key: seedKey) }
+        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 3)
+    }
+
+    /// A format-4 vault relabelled 3 (the same tables) would be "upgraded" again; the tag
+    /// covers the format version, so the edit is found and named.
+    @Test func aFormatFourVaultRelabelledAsFormatThreeIsRefused() throws {
+        let (vault, path, key) = try Fixtures.keyVault()
+        try vault.set("one", service: "s", account: "a")
+        try vault.set("two", service: "s", account: "a")
+        vault.close()
+        RawDatabase(path).execute("UPDATE vault_header SET format_version = 3; PRAGMA user_version = 3;")
+        #expect(throws: Self.downgraded) { try Vault.open(at: path, key: key) }
+        #expect(RawDatabase(path).integer("SELECT format_version FROM vault_header") == 3)
+    }
+
+    /// A VaultKit that reads format 3 at most refuses format 4 by its number, not as damage.
+    @Test func aNewerFormatIsRefusedByItsNumber() throws {
+        let (vault, path, key) = try Fixtures.keyVault()
+        vault.close()
+        RawDatabase(path).execute("UPDATE vault_header SET format_version = 5;")
+        #expect(throws: VaultError.unsupportedFormatVersion(5)) { try Vault.open(at: path, key: key) }
     }
 }

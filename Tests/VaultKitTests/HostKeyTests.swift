@@ -296,4 +296,22 @@ extension FormatTests {
         #expect(tampered.status == 1)
         #expect(tampered.stderr.contains("not the ones the vault's identity signed"), "\(tampered.stderr)")
     }
+
+    /// A host-key handle records its host's name (the wrap's, which the vault identity
+    /// signed) as the writer, and cannot declare another.
+    @Test func aHostKeyHandleRecordsItsHostNameAsTheWriter() throws {
+        let (vault, path) = try Fixtures.passphraseVault()
+        let host = HostKeyPair.generate()
+        try vault.addHost(host.publicKey, name: "web-1")
+        let identity = try vault.identity()
+        try vault.declareWriter("admin@console")
+        try vault.set("one", service: "s", account: "a")
+        let onHost = try Vault.open(at: path, hostKey: host, identity: identity)
+        #expect(try onHost.writer() == "web-1")
+        #expect(throws: VaultError.invalidArgument(.writerFixedByHostKey)) { try onHost.declareWriter("admin@console") }
+        try onHost.set("two", service: "s", account: "a")
+        let history = try vault.history(service: "s", account: "a")
+        #expect(history.map(\.writer) == ["web-1", "admin@console"])
+        #expect(history[1].archivedBy == "web-1")
+    }
 }

@@ -184,15 +184,21 @@ import VaultKit
         // Every version each row ever had, keyed by lookup id, and the item it belongs to.
         var history: [String: [Row]] = [:]
         var owner: [String: (service: String, account: String)] = [:]
+        var live: Set<String> = []
         func snapshot() { for row in Self.rows(path) where history[row[0]]?.last != row { history[row[0], default: []].append(row) } }
         for round in 0..<120 {
             let account = "a\(Int.random(in: 0..<30))"
             if round % 5 == 4 {
                 try vault.delete(service: "s", account: account)
+                live.remove(account)
             } else {
                 let before = Set(Self.rows(path).map { $0[0] })
                 try vault.set("v\(round)", service: "s", account: account)
-                for added in Set(Self.rows(path).map { $0[0] }).subtracting(before) { owner[added] = ("s", account) }
+                // Only a new item's row is the item's: over an existing one, the row added is its kept version.
+                if !live.contains(account) {
+                    for added in Set(Self.rows(path).map { $0[0] }).subtracting(before) { owner[added] = ("s", account) }
+                }
+                live.insert(account)
             }
             snapshot()
         }

@@ -51,6 +51,7 @@ import VaultKit
         (.rollbackRecordInvalid(path: "/s/r"),
          "the rollback guard's record /s/r does not authenticate (damaged, replaced, or written under another guard key); it is not taken as missing"),
         (.cancelled, "the task was cancelled before the vault call started; nothing was done"),
+        (.versionNotFound, "no such version of the item"),
     ]
 
     @Test func everyCodeReadsAsBefore() {
@@ -66,7 +67,8 @@ import VaultKit
         #expect(VaultError.Code.unsupportedValueEncoding.rawValue == 26)
         #expect(VaultError.Code.rollbackRecordInvalid.rawValue == 27)
         #expect(VaultError.Code.cancelled.rawValue == 28)
-        #expect(VaultError.Code(rawValue: 29) == nil)
+        #expect(VaultError.Code.versionNotFound.rawValue == 29)
+        #expect(VaultError.Code(rawValue: 30) == nil)
         #expect(VaultError.Code.io.description == "io")
         #expect(VaultError.Reason.missingHeader.rawValue == 0)
         #expect(VaultError.Reason.rowsChanged.rawValue == 16)
@@ -76,7 +78,11 @@ import VaultKit
         #expect(VaultError.Reason.vaultIdentityNotPinned.rawValue == 63)
         #expect(VaultError.Reason.hostPublicKeyLowOrder.rawValue == 68)
         #expect(VaultError.Reason.noEngineForURL.rawValue == 69)
-        #expect(reasons.count == 70)
+        #expect(VaultError.Reason.invalidWriterName.rawValue == 70)
+        #expect(VaultError.Reason.writerFixedByHostKey.rawValue == 71)
+        #expect(VaultError.Reason.historyRetentionOutOfRange.rawValue == 72)
+        #expect(VaultError.Reason.versionNumberInUse.rawValue == 73)
+        #expect(reasons.count == 74)
         #expect(Set(reasons.map(\.description)).count == reasons.count)
     }
 

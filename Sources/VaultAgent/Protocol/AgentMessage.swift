@@ -7,7 +7,7 @@ import VaultKit
 
 /// The version byte every message starts with; a change to any message bumps it.
 package enum AgentProtocol {
-    package static let version: UInt8 = 2
+    package static let version: UInt8 = 3
     /// The largest request: a 64 MiB secret, two names of 64 KiB, and room for the rest.
     package static let maximumRequestSize = 66 * 1024 * 1024
     /// The largest response: a listing of a very large vault.
@@ -56,11 +56,20 @@ package enum AgentRequest {
     case contains(VaultTarget, service: String, account: String)
     case secret(VaultTarget, service: String, account: String)
     case item(VaultTarget, service: String, account: String)
-    case write(VaultTarget, mode: WriteMode, secret: SecretBytes, service: String, account: String, label: String?, generic: Data?)
-    case delete(VaultTarget, service: String, account: String)
-    case deleteAll(VaultTarget, service: String)
+    /// `writer`: the name the change records (`nil`: the agent's default, as the vault's).
+    case write(VaultTarget, mode: WriteMode, keepHistory: Bool, writer: String?, secret: SecretBytes, service: String, account: String, label: String?, generic: Data?)
+    case delete(VaultTarget, keepHistory: Bool, writer: String?, service: String, account: String)
+    case deleteAll(VaultTarget, keepHistory: Bool, writer: String?, service: String)
     case items(VaultTarget, service: String?)
     case verify(VaultTarget)
+    case history(VaultTarget, service: String, account: String)
+    case version(VaultTarget, service: String, account: String, number: UInt64)
+    case restore(VaultTarget, writer: String?, service: String, account: String, number: UInt64)
+    /// Both names, or neither (every item's history).
+    case purgeHistory(VaultTarget, service: String?, account: String?)
+    case changes(VaultTarget, limit: UInt64?)
+    case retention(VaultTarget)
+    case setRetention(VaultTarget, versions: UInt64)
 
     package var opcode: UInt8 {
         switch self {
@@ -77,13 +86,20 @@ package enum AgentRequest {
         case .deleteAll: 0x16
         case .items: 0x17
         case .verify: 0x18
+        case .history: 0x19
+        case .version: 0x1A
+        case .restore: 0x1B
+        case .purgeHistory: 0x1C
+        case .changes: 0x1D
+        case .retention: 0x1E
+        case .setRetention: 0x1F
         }
     }
 
     /// Whether carrying out the request changes the vault's items.
     package var changesItems: Bool {
         switch self {
-        case .write, .delete, .deleteAll: true
+        case .write, .delete, .deleteAll, .restore, .purgeHistory, .setRetention: true
         default: false
         }
     }
@@ -93,8 +109,10 @@ package enum AgentRequest {
         switch self {
         case .status, .unlock, .lock, .stop: nil
         case .holds(let target), .contains(let target, _, _), .secret(let target, _, _), .item(let target, _, _),
-             .write(let target, _, _, _, _, _, _), .delete(let target, _, _), .deleteAll(let target, _),
-             .items(let target, _), .verify(let target):
+             .write(let target, _, _, _, _, _, _, _, _), .delete(let target, _, _, _, _), .deleteAll(let target, _, _, _),
+             .items(let target, _), .verify(let target), .history(let target, _, _), .version(let target, _, _, _),
+             .restore(let target, _, _, _, _), .purgeHistory(let target, _, _), .changes(let target, _), .retention(let target),
+             .setRetention(let target, _):
             target
         }
     }
@@ -123,13 +141,30 @@ package enum AgentRequest {
         case 0x14:
             let target = try target()
             guard let mode = WriteMode(rawValue: try reader.u8()) else { throw MalformedMessage(reason: "unknown write mode") }
+            let keepHistory = try reader.flag(), writer = try reader.optionalString()
             let service = try reader.string(), account = try reader.string()
             let label = try reader.optionalString(), generic = try reader.optionalData()
-            request = .write(target, mode: mode, secret: try reader.secret(), service: service, account: account, label: label, generic: generic)
-        case 0x15: request = .delete(try target(), service: try reader.string(), account: try reader.string())
-        case 0x16: request = .deleteAll(try target(), service: try reader.string())
+            request = .write(
+                target, mode: mode, keepHistory: keepHistory, writer: writer, secret: try reader.secret(),
+                service: service, account: account, label: label, generic: generic
+            )
+        case 0x15:
+            request = .delete(try target(), keepHistory: try reader.flag(), writer: try reader.optionalString(), service: try reader.string(), account: try reader.string())
+        case 0x16: request = .deleteAll(try target(), keepHistory: try reader.flag(), writer: try reader.optionalString(), service: try reader.string())
         case 0x17: request = .items(try target(), service: try reader.optionalString())
         case 0x18: request = .verify(try target())
+        case 0x19: request = .history(try target(), service: try reader.string(), account: try reader.string())
+        case 0x1A: request = .version(try target(), service: try reader.string(), account: try reader.string(), number: try reader.u64())
+        case 0x1B:
+            request = .restore(try target(), writer: try reader.optionalString(), service: try reader.string(), account: try reader.string(), number: try reader.u64())
+        case 0x1C:
+            let target = try target()
+            let service = try reader.optionalString(), account = try reader.optionalString()
+            guard (service == nil) == (account == nil) else { throw MalformedMessage(reason: "a purge names both the service and the account, or neither") }
+            request = .purgeHistory(target, service: service, account: account)
+        case 0x1D: request = .changes(try target(), limit: try reader.flag() ? try reader.u64() : nil)
+        case 0x1E: request = .retention(try target())
+        case 0x1F: request = .setRetention(try target(), versions: try reader.u64())
         default: throw MalformedMessage(reason: "unknown request \(opcode)")
         }
         try reader.expectEnd()
@@ -159,6 +194,9 @@ package enum AgentResponse {
     case item(VaultItem)
     case items([VaultItem])
     case status(pid: Int32, vaults: [HeldVaultStatus])
+    case versions([VaultItemVersion])
+    case itemWithSecret(VaultItem, SecretBytes)
+    case changes([VaultChange])
     /// The agent does not hold this vault (never unlocked, locked, timed out, replaced or
     /// re-keyed with another passphrase): the client does the work itself, as without an agent.
     case notHeld
@@ -179,6 +217,9 @@ package enum AgentResponse {
         case .notHeld: 7
         case .failure: 8
         case .refused: 9
+        case .versions: 10
+        case .itemWithSecret: 11
+        case .changes: 12
         }
     }
 
@@ -207,6 +248,17 @@ package enum AgentResponse {
         case 7: response = .notHeld
         case 8: response = .failure(try WireVaultError.decode(&reader))
         case 9: response = .refused(try reader.string())
+        case 10:
+            var versions: [VaultItemVersion] = []
+            for _ in 0..<(try reader.count(minimumElementSize: 56)) { versions.append(try reader.version()) }
+            response = .versions(versions)
+        case 11:
+            let item = try reader.item()
+            response = .itemWithSecret(item, try reader.secret())
+        case 12:
+            var changes: [VaultChange] = []
+            for _ in 0..<(try reader.count(minimumElementSize: 35)) { changes.append(try reader.change()) }
+            response = .changes(changes)
         case let tag: throw MalformedMessage(reason: "unknown response \(tag)")
         }
         try reader.expectEnd()
@@ -219,5 +271,31 @@ extension WireReader {
         let service = try string(), account = try string()
         let label = try optionalString(), generic = try optionalData()
         return VaultItem(service: service, account: account, label: label, generic: generic, created: try date(), modified: try date())
+    }
+
+    /// One kept version: its number, its item, then who wrote it and how, when it was
+    /// archived (absent for the current item), and its secret's size.
+    package mutating func version() throws(MalformedMessage) -> VaultItemVersion {
+        let number = try u64(), item = try item(), writer = try string(), madeBy = try operation()
+        let archived: Date? = try flag() ? try date() : nil
+        let archivedBy = try optionalString()
+        let archivedBecause: VaultChange.Operation? = try flag() ? try operation() : nil
+        guard let secretSize = Int(exactly: try u64()) else { throw MalformedMessage(reason: "a secret size out of range") }
+        return VaultItemVersion(
+            number: number, item: item, writer: writer, operation: madeBy, archived: archived,
+            archivedBy: archivedBy, archivedBecause: archivedBecause, secretSize: secretSize
+        )
+    }
+
+    package mutating func change() throws(MalformedMessage) -> VaultChange {
+        let date = try date(), writer = try string(), madeBy = try operation()
+        return VaultChange(date: date, writer: writer, operation: madeBy, service: try string(), account: try string(), version: try u64())
+    }
+
+    /// An operation by its name (`VaultChange.Operation`'s raw value): a new one is a
+    /// new name, never a renumbering.
+    private mutating func operation() throws(MalformedMessage) -> VaultChange.Operation {
+        guard let operation = VaultChange.Operation(rawValue: try string()) else { throw MalformedMessage(reason: "unknown operation") }
+        return operation
     }
 }

@@ -19,7 +19,7 @@ extension AgentRequest {
             writer.string(target.path)
         }
         switch self {
-        case .status, .stop, .holds, .verify:
+        case .status, .stop, .holds, .verify, .retention:
             break
         case .unlock(let path, let credential, let isKey, let idleTimeoutSeconds):
             writer.string(path)
@@ -29,17 +29,43 @@ extension AgentRequest {
         case .lock(let path):
             writer.optionalString(path)
         case .contains(_, let service, let account), .secret(_, let service, let account), .item(_, let service, let account),
-             .delete(_, let service, let account):
+             .history(_, let service, let account):
             writer.string(service)
             writer.string(account)
-        case .write(_, let mode, let secret, let service, let account, let label, let generic):
+        case .delete(_, let keepHistory, let name, let service, let account):
+            writer.u8(keepHistory ? 1 : 0)
+            writer.optionalString(name)
+            writer.string(service)
+            writer.string(account)
+        case .version(_, let service, let account, let number):
+            writer.string(service)
+            writer.string(account)
+            writer.u64(number)
+        case .restore(_, let name, let service, let account, let number):
+            writer.optionalString(name)
+            writer.string(service)
+            writer.string(account)
+            writer.u64(number)
+        case .purgeHistory(_, let service, let account):
+            writer.optionalString(service)
+            writer.optionalString(account)
+        case .changes(_, let limit):
+            writer.u8(limit == nil ? 0 : 1)
+            if let limit { writer.u64(limit) }
+        case .setRetention(_, let versions):
+            writer.u64(versions)
+        case .write(_, let mode, let keepHistory, let name, let secret, let service, let account, let label, let generic):
             writer.u8(mode.rawValue)
+            writer.u8(keepHistory ? 1 : 0)
+            writer.optionalString(name)
             writer.string(service)
             writer.string(account)
             writer.optionalString(label)
             writer.optionalData(generic)
             writer.secret(secret)
-        case .deleteAll(_, let service):
+        case .deleteAll(_, let keepHistory, let name, let service):
+            writer.u8(keepHistory ? 1 : 0)
+            writer.optionalString(name)
             writer.string(service)
         case .items(_, let service):
             writer.optionalString(service)
@@ -70,6 +96,15 @@ extension AgentResponse {
                 writer.u64(vault.idleTimeoutSeconds)
                 writer.u64(vault.secondsUntilLocked)
             }
+        case .versions(let versions):
+            writer.u32(UInt32(versions.count))
+            versions.forEach(writer.version)
+        case .itemWithSecret(let item, let secret):
+            writer.item(item)
+            writer.secret(secret)
+        case .changes(let changes):
+            writer.u32(UInt32(changes.count))
+            changes.forEach(writer.change)
         case .failure(let error): WireVaultError.encode(error, to: writer)
         case .refused(let reason): writer.string(reason)
         }
@@ -106,5 +141,27 @@ extension WireWriter {
         optionalData(item.generic)
         date(item.created)
         date(item.modified)
+    }
+
+    package func version(_ version: VaultItemVersion) {
+        u64(version.number)
+        item(version.item)
+        string(version.writer)
+        string(version.operation.rawValue)
+        u8(version.archived == nil ? 0 : 1)
+        if let archived = version.archived { date(archived) }
+        optionalString(version.archivedBy)
+        u8(version.archivedBecause == nil ? 0 : 1)
+        if let because = version.archivedBecause { string(because.rawValue) }
+        u64(UInt64(version.secretSize))
+    }
+
+    package func change(_ change: VaultChange) {
+        date(change.date)
+        string(change.writer)
+        string(change.operation.rawValue)
+        string(change.service)
+        string(change.account)
+        u64(change.version)
     }
 }

@@ -34,6 +34,7 @@ package enum WireVaultError {
         case .valueNotEncodable: return .valueNotEncodable
         case .valueNotDecodable: return .valueNotDecodable
         case .cancelled: return .cancelled
+        case .versionNotFound: return .versionNotFound
         default: throw MalformedMessage(reason: "unknown vault error \(number)")
         }
     }

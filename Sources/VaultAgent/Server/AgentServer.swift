@@ -20,6 +20,9 @@ package final class AgentServer: Sendable {
     private let ownsSocketDirectory: Bool
     private let hooks: AgentServerHooks
     private let held = Mutex<[HeldVault]>([])
+    /// Taken around a write that names its writer: declaring the name and writing are two
+    /// calls on a handle every client shares, and no other write may come between them.
+    private let namedWrites = Mutex<Void>(())
     private let openConnections = Atomic<Int>(0)
     /// The bound socket, so shutting down never removes a socket another agent made.
     private let socketIdentity = Mutex<FileIdentity?>(nil)
@@ -181,23 +184,61 @@ package final class AgentServer: Sendable {
             return withVault(target) { vault throws(VaultError) in .secret(try vault.secret(service: service, account: account)) }
         case .item(let target, let service, let account):
             return withVault(target) { vault throws(VaultError) in .item(try vault.item(service: service, account: account)) }
-        case .write(let target, let mode, let secret, let service, let account, let label, let generic):
-            return withVault(target) { vault throws(VaultError) in
+        case .write(let target, let mode, let keepHistory, let writer, let secret, let service, let account, let label, let generic):
+            return withVault(target, writer: writer) { vault throws(VaultError) in
                 switch mode {
-                case .set: try vault.set(secret, service: service, account: account, label: label, generic: generic)
-                case .add: try vault.add(secret, service: service, account: account, label: label, generic: generic)
-                case .update: try vault.update(secret, service: service, account: account, label: label, generic: generic)
+                case .set: try vault.set(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
+                case .add: try vault.add(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
+                case .update: try vault.update(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
                 }
                 return .ok
             }
-        case .delete(let target, let service, let account):
-            return withVault(target) { vault throws(VaultError) in .bool(try vault.delete(service: service, account: account)) }
-        case .deleteAll(let target, let service):
-            return withVault(target) { vault throws(VaultError) in .count(UInt64(try vault.deleteAll(service: service))) }
+        case .delete(let target, let keepHistory, let writer, let service, let account):
+            return withVault(target, writer: writer) { vault throws(VaultError) in .bool(try vault.delete(service: service, account: account, keepHistory: keepHistory)) }
+        case .deleteAll(let target, let keepHistory, let writer, let service):
+            return withVault(target, writer: writer) { vault throws(VaultError) in .count(UInt64(try vault.deleteAll(service: service, keepHistory: keepHistory))) }
         case .items(let target, let service):
             return withVault(target) { vault throws(VaultError) in .items(try vault.items(service: service)) }
         case .verify(let target):
             return withVault(target) { vault throws(VaultError) in .count(UInt64(try vault.verify())) }
+        default:
+            return respondAboutHistory(to: request)
+        }
+    }
+
+    /// The item history requests (docs/AGENT.md, 0x19 to 0x1F).
+    private func respondAboutHistory(to request: AgentRequest) -> AgentResponse {
+        switch request {
+        case .history(let target, let service, let account):
+            return withVault(target) { vault throws(VaultError) in .versions(try vault.history(service: service, account: account)) }
+        case .version(let target, let service, let account, let number):
+            return withVault(target) { vault throws(VaultError) in
+                let (item, secret) = try vault.itemWithSecret(service: service, account: account, version: number)
+                return .itemWithSecret(item, secret)
+            }
+        case .restore(let target, let writer, let service, let account, let number):
+            return withVault(target, writer: writer) { vault throws(VaultError) in
+                try vault.restore(service: service, account: account, version: number)
+                return .ok
+            }
+        case .purgeHistory(let target, let service, let account):
+            return withVault(target) { vault throws(VaultError) in
+                if let service, let account { return .count(UInt64(try vault.purgeHistory(service: service, account: account))) }
+                return .count(UInt64(try vault.purgeHistory()))
+            }
+        case .changes(let target, let limit):
+            // A limit beyond Int's range asks for everything, as no limit does.
+            return withVault(target) { vault throws(VaultError) in .changes(try vault.changes(limit: limit.flatMap { Int(exactly: $0) })) }
+        case .retention(let target):
+            return withVault(target) { vault throws(VaultError) in .count(UInt64(try vault.historyRetention())) }
+        case .setRetention(let target, let versions):
+            guard let versions = Int(exactly: versions) else { return .refused("a retention out of range") }
+            return withVault(target) { vault throws(VaultError) in
+                try vault.setHistoryRetention(versions)
+                return .ok
+            }
+        default:
+            return .refused("not a request about item history")
         }
     }
 
@@ -252,7 +293,7 @@ package final class AgentServer: Sendable {
         let replaced = held.withLock { held in
             let previous = held.filter { $0.identity == identity }
             held.removeAll { $0.identity == identity }
-            held.append(HeldVault(vault: vault, identity: identity, idleTimeout: idleTimeout, lastUsed: .now))
+            held.append(HeldVault(vault: vault, identity: identity, idleTimeout: idleTimeout, lastUsed: .now, writer: (try? vault.writer()) ?? ""))
             return previous
         }
         replaced.forEach { $0.vault.close() }
@@ -261,20 +302,27 @@ package final class AgentServer: Sendable {
 
     /// Runs `body` with the vault the client means, if it is held and its file is still
     /// the one unlocked; errors are reported with the client's spelling of the path.
-    private func withVault(_ target: VaultTarget, _ body: (Vault) throws(VaultError) -> AgentResponse) -> AgentResponse {
+    ///
+    /// A write records `writer`, the name the client's command declared (`nil`: the name
+    /// the agent's handle had when it was unlocked), as if the client had written itself.
+    private func withVault(_ target: VaultTarget, writer: String?? = .none, _ body: (Vault) throws(VaultError) -> AgentResponse) -> AgentResponse {
         let wanted = HeldVaultIdentity(target)
-        let vault: Vault? = held.withLock { held in
+        let found: (vault: Vault, writer: String)? = held.withLock { held in
             guard let index = held.firstIndex(where: { $0.identity == wanted }) else { return nil }
             held[index].lastUsed = .now
-            return held[index].vault
+            return (held[index].vault, held[index].writer)
         }
-        guard let vault else { return .notHeld }
+        guard let (vault, unlockedWriter) = found else { return .notHeld }
         guard wanted.isCurrent(at: vault.location.description) else {
             release(reason: "the file was replaced") { $0.identity == wanted }
             return .notHeld
         }
         do {
-            return try body(vault)
+            guard case .some(let declared) = writer else { return try body(vault) }
+            return try namedWrites.withLock { _ throws(VaultError) in
+                try vault.declareWriter(declared ?? unlockedWriter)
+                return try body(vault)
+            }
         } catch .closed {
             // Locked while this request waited: the client goes on without the agent.
             return .notHeld

@@ -61,6 +61,9 @@ struct HeldVault: Sendable {
     /// `nil`: never locked for idleness.
     let idleTimeout: Duration?
     var lastUsed: ContinuousClock.Instant
+    /// The writer name the handle had when it was unlocked (its default, `user@machine` of
+    /// the agent, which serves only its own user), recorded by writes that declare none.
+    let writer: String
 
     func isIdle(at now: ContinuousClock.Instant) -> Bool {
         guard let idleTimeout else { return false }

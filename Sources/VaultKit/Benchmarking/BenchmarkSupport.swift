@@ -34,14 +34,14 @@ public struct BenchmarkRecordSealer: Sendable {
     }
 
     /// One record seal, exactly as a write does it after computing the index
-    /// (``UnlockedVault/seal(_:secret:lookupID:serviceTag:keys:)``): record encoding, a
+    /// (``UnlockedVault/seal(_:secret:provenance:lookupID:serviceTag:keys:)``): record encoding, a
     /// fresh nonce, `crypto_secretbox_easy` in place in the output array.
     public func seal(_ item: VaultItem, secret: SecretBytes, index: BenchmarkIndex) -> BenchmarkSealedRecord {
-        BenchmarkSealedRecord(row: UnlockedVault.seal(item, secret: secret, lookupID: index.lookupID, serviceTag: index.serviceTag, keys: keys))
+        BenchmarkSealedRecord(row: UnlockedVault.seal(item, secret: secret, provenance: RecordProvenance(number: 1, writer: VaultWriter.defaultName, operation: .set, archive: nil), lookupID: index.lookupID, serviceTag: index.serviceTag, keys: keys))
     }
 
     /// One record open, exactly as a `get` does it
-    /// (``UnlockedVault/openRecord(keys:lookupID:expected:nonce:sealed:)``):
+    /// (``UnlockedVault/openRecord(keys:lookupID:expected:version:nonce:sealed:)``):
     /// `crypto_secretbox_open_easy`, record decoding, the binding check against the names
     /// the row was looked up by.
     ///

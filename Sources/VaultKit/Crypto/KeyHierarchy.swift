@@ -100,24 +100,72 @@ struct KeyHierarchy: Sendable {
         matches(tag, domain: 0x02, service, nil)
     }
 
-    private func matches(_ expected: [UInt8], domain: UInt8, _ first: String, _ second: String?) -> Bool {
+    // MARK: History (docs/FORMAT.md section 14)
+
+    /// The row key of an item's kept version `number`: `0x05 || lp(service) || lp(account) || u64le(number)`.
+    func versionLookupID(service: String, account: String, number: UInt64) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 32) { output, initialized in
+            keyedHash(domain: 0x05, service, account, number: number, into: output.baseAddress!)
+            initialized = 32
+        }
+    }
+
+    /// The tag all kept versions of one item share (`0x06 || lp(service) || lp(account)`),
+    /// in the service tag column: the item's history is found through the service tag
+    /// index, and never shows among a service's items.
+    func historyTag(service: String, account: String) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 32) { output, initialized in
+            keyedHash(domain: 0x06, service, account, into: output.baseAddress!)
+            initialized = 32
+        }
+    }
+
+    /// Whether `lookupID` is the row key of version `number` of (`service`, `account`).
+    func isVersionLookupID(_ lookupID: [UInt8], service: String, account: String, number: UInt64) -> Bool {
+        matches(lookupID, domain: 0x05, service, account, number: number)
+    }
+
+    /// Whether `tag` is the history tag of (`service`, `account`).
+    func isHistoryTag(_ tag: [UInt8], service: String, account: String) -> Bool {
+        matches(tag, domain: 0x06, service, account)
+    }
+
+    /// The row key of the vault's settings row: keyed BLAKE2b-256 of the one byte `0x07`.
+    var settingsLookupID: [UInt8] { domainHash(0x07) }
+
+    /// The service tag of the settings row: keyed BLAKE2b-256 of the one byte `0x08`.
+    var settingsTag: [UInt8] { domainHash(0x08) }
+
+    private func domainHash(_ domain: UInt8) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 32) { output, initialized in
+            var message = domain
+            indexKey.withBytes { key in
+                _ = crypto_generichash(output.baseAddress!, 32, &message, 1, key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
+            }
+            initialized = 32
+        }
+    }
+
+    private func matches(_ expected: [UInt8], domain: UInt8, _ first: String, _ second: String?, number: UInt64? = nil) -> Bool {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
-            keyedHash(domain: domain, first, second, into: digest.baseAddress!)
+            keyedHash(domain: domain, first, second, number: number, into: digest.baseAddress!)
             return expected.withUnsafeBytes { Sodium.constantTimeEqual($0, UnsafeRawBufferPointer(digest)) }
         }
     }
 
     /// One-shot `crypto_generichash` (BLAKE2b, 32-byte output) keyed with the index key
-    /// over a domain byte and 4-byte little-endian length-prefixed UTF-8 strings, so
-    /// ("ab", "c") and ("a", "bc") never hash alike. The message is assembled on the
-    /// stack and wiped; the digest goes to `output`, so a comparison needs no heap.
-    private func keyedHash(domain: UInt8, _ first: String, _ second: String?, into output: UnsafeMutablePointer<UInt8>) {
-        let messageCount = 1 + 4 + first.utf8.count + (second.map { 4 + $0.utf8.count } ?? 0)
+    /// over a domain byte and 4-byte little-endian length-prefixed UTF-8 strings (then a
+    /// version number, for a kept version's row), so ("ab", "c") and ("a", "bc") never
+    /// hash alike. The message is assembled on the stack and wiped; the digest goes to
+    /// `output`, so a comparison needs no heap.
+    private func keyedHash(domain: UInt8, _ first: String, _ second: String?, number: UInt64? = nil, into output: UnsafeMutablePointer<UInt8>) {
+        let messageCount = 1 + 4 + first.utf8.count + (second.map { 4 + $0.utf8.count } ?? 0) + (number == nil ? 0 : 8)
         withUnsafeTemporaryAllocation(byteCount: messageCount, alignment: 8) { message in
             var writer = ByteWriter(message)
             writer.write(domain)
             writer.writeLengthPrefixed(first)
             if let second { writer.writeLengthPrefixed(second) }
+            if let number { writer.write(number) }
             indexKey.withBytes { key in
                 _ = crypto_generichash(
                     output, 32,

@@ -20,6 +20,10 @@ struct ByteWriter {
         offset += 4
     }
 
+    mutating func write(_ value: UInt64) {
+        write(Int64(bitPattern: value))
+    }
+
     mutating func write(_ value: Int64) {
         buffer.storeBytes(of: value.littleEndian, toByteOffset: offset, as: Int64.self)
         offset += 8

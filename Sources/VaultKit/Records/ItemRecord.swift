@@ -11,9 +11,15 @@ import Darwin
 
 /// The plaintext of one sealed item: every attribute and the secret, in one record.
 ///
-/// Encoding, version 1 (integers little-endian, `lp` = 4-byte length then bytes):
+/// Encoding, version 2 (integers little-endian, `lp` = 4-byte length then bytes; the
+/// exact text is docs/FORMAT.md sections 5 and 14):
 ///
-///     u8  version = 1
+///     u8  version = 2
+///     u8  kind: 1 = item, 2 = kept version (3 = settings: ``SettingsRecord``)
+///     u64 number (the item's version number, 0 = not yet numbered)
+///     lp  writer (UTF-8)
+///     u8  operation
+///     (kind 2 only:) i64 archived, lp archived-by, u8 archived-because
 ///     lp  service (UTF-8)
 ///     lp  account (UTF-8)
 ///     u8  flags: bit 0 = label present, bit 1 = generic present
@@ -23,25 +29,40 @@ import Darwin
 ///     i64 modified, milliseconds since 1970-01-01 UTC
 ///     lp  secret
 ///
+/// Version 1 is the same from `service` on, with neither kind nor provenance; it is
+/// still read (format-3 vaults, and rows a format-4 vault has not rewritten).
+///
 /// The record is authenticated by the secretbox tag, so a record that fails to parse
 /// was produced by a bug or by someone holding the key; both are reported as tampering.
 enum ItemRecord {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
+    static let firstVersion: UInt8 = 1
     private static let labelFlag: UInt8 = 0b01
     private static let genericFlag: UInt8 = 0b10
 
     /// The exact encoded size of a record.
-    static func encodedCount(attributes item: VaultItem, secretCount: Int) -> Int {
-        var count = 1 + 4 + item.service.utf8.count + 4 + item.account.utf8.count + 1
+    static func encodedCount(attributes item: VaultItem, secretCount: Int, provenance: RecordProvenance) -> Int {
+        var count = 2 + 8 + 4 + provenance.writer.utf8.count + 1
+        if let archive = provenance.archive { count += 8 + 4 + archive.writer.utf8.count + 1 }
+        count += 4 + item.service.utf8.count + 4 + item.account.utf8.count + 1
         if let label = item.label { count += 4 + label.utf8.count }
         if let generic = item.generic { count += 4 + generic.count }
         return count + 8 + 8 + 4 + secretCount
     }
 
-    /// Writes the record into `buffer`, which is exactly ``encodedCount(attributes:secretCount:)`` bytes.
-    static func encode(attributes item: VaultItem, secret: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) {
+    /// Writes the record into `buffer`, which is exactly ``encodedCount(attributes:secretCount:provenance:)`` bytes.
+    static func encode(attributes item: VaultItem, secret: UnsafeRawBufferPointer, provenance: RecordProvenance, into buffer: UnsafeMutableRawBufferPointer) {
         var writer = ByteWriter(buffer)
         writer.write(version)
+        writer.write(provenance.kind.rawValue)
+        writer.write(provenance.number)
+        writer.writeLengthPrefixed(provenance.writer)
+        writer.write(provenance.operation.recordCode)
+        if let archive = provenance.archive {
+            writer.write(milliseconds(archive.date))
+            writer.writeLengthPrefixed(archive.writer)
+            writer.write(archive.because.recordCode)
+        }
         writer.writeLengthPrefixed(item.service)
         writer.writeLengthPrefixed(item.account)
         writer.write((item.label == nil ? 0 : labelFlag) | (item.generic == nil ? 0 : genericFlag))
@@ -53,13 +74,47 @@ enum ItemRecord {
         precondition(writer.offset == buffer.count, "record size miscomputed")
     }
 
-    /// Reads the attributes and locates the secret inside `plaintext`.
+    /// The kind of the record in `plaintext` (a version-1 record is an item), read from
+    /// its first bytes; the rest is checked when it is decoded.
+    static func kind(of plaintext: UnsafeRawBufferPointer) throws(VaultError) -> RecordKind {
+        guard let first = plaintext.first else { throw .tampered(reason: .malformedItemRecord) }
+        switch first {
+        case firstVersion: return .item
+        case version:
+            guard plaintext.count > 1, let kind = RecordKind(rawValue: plaintext[1]) else { throw .tampered(reason: .malformedItemRecord) }
+            return kind
+        default: throw .tampered(reason: .unknownItemRecordVersion)
+        }
+    }
+
+    /// Reads the attributes and the provenance, and locates the secret inside `plaintext`,
+    /// a record of an item or of a kept version (a settings record is refused).
     ///
-    /// - Returns: the attributes and the secret's byte range within `plaintext`.
-    static func decode(_ plaintext: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, Range<Int>) {
+    /// - Returns: the attributes, the secret's byte range within `plaintext`, and the
+    ///   provenance (``RecordProvenance/unrecorded`` for a version-1 record).
+    static func decode(_ plaintext: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, Range<Int>, RecordProvenance) {
         do {
             var reader = ByteReader(plaintext)
-            guard try reader.readByte() == version else { throw VaultError.tampered(reason: .unknownItemRecordVersion) }
+            var provenance = RecordProvenance.unrecorded
+            switch try reader.readByte() {
+            case firstVersion:
+                break
+            case version:
+                let kind = try reader.readByte()
+                guard kind == RecordKind.item.rawValue || kind == RecordKind.version.rawValue else {
+                    throw VaultError.tampered(reason: .recordNotOfRow)
+                }
+                provenance.number = UInt64(bitPattern: try reader.readInt64())
+                provenance.writer = try string(reader.readLengthPrefixed())
+                provenance.operation = try operation(reader.readByte())
+                if kind == RecordKind.version.rawValue {
+                    let date = date(try reader.readInt64())
+                    let writer = try string(reader.readLengthPrefixed())
+                    provenance.archive = .init(date: date, writer: writer, because: try operation(reader.readByte()))
+                }
+            default:
+                throw VaultError.tampered(reason: .unknownItemRecordVersion)
+            }
             let service = try string(reader.readLengthPrefixed())
             let account = try string(reader.readLengthPrefixed())
             let flags = try reader.readByte()
@@ -72,12 +127,17 @@ enum ItemRecord {
             guard reader.isAtEnd else { throw VaultError.tampered(reason: .malformedItemRecord) }
             let start = secret.baseAddress.map { $0 - plaintext.baseAddress! } ?? 0
             let item = VaultItem(service: service, account: account, label: label, generic: generic, created: created, modified: modified)
-            return (item, start..<(start + secret.count))
+            return (item, start..<(start + secret.count), provenance)
         } catch let error as VaultError {
             throw error
         } catch {
             throw .tampered(reason: .malformedItemRecord)
         }
+    }
+
+    private static func operation(_ code: UInt8) throws(VaultError) -> VaultChange.Operation {
+        guard let operation = VaultChange.Operation(recordCode: code) else { throw .tampered(reason: .malformedItemRecord) }
+        return operation
     }
 
     /// Valid UTF-8 as a `String`, else tampering.
@@ -86,7 +146,7 @@ enum ItemRecord {
     /// metadata on every call (~1,000 instructions per record, callgrind). Decoding
     /// replaces each invalid sequence with U+FFFD, so the bytes come back unchanged
     /// exactly when they were valid.
-    private static func string(_ bytes: UnsafeRawBufferPointer) throws(VaultError) -> String {
+    static func string(_ bytes: UnsafeRawBufferPointer) throws(VaultError) -> String {
         let string = String(decoding: bytes, as: UTF8.self)
         guard sameUTF8(string, bytes) else {
             throw .tampered(reason: .malformedItemRecord)

@@ -7,4 +7,7 @@ package protocol FormatUpgradingStorage: VaultStorage {
     func addManifestSchema() throws(StorageError)
     /// Adds format 3's generation counter, starting at `generation`.
     func addGenerationTable(startingAt generation: UInt64) throws(StorageError)
+    /// Whether the vault was opened for reading only (read-only media, a directory the
+    /// user cannot write): a format-3 vault is then read as it is, not upgraded.
+    var isReadOnly: Bool { get }
 }

@@ -26,6 +26,18 @@ package struct PreparedSet {
     package var tag: [UInt8]
     package var generation: UInt64
 
+    /// A `set` that keeps the item it writes over as a version (docs/FORMAT.md section 14)
+    /// writes these too, in the same call, each checked under the lock as the item is:
+    /// the kept version's row (its lookup id must be free), the version the retention
+    /// trims (it must hold this nonce), no row of an unnumbered item's history tag, the
+    /// settings row the retention was read from (this nonce; `nil`: none), and the digests
+    /// of the other buckets they change.
+    package var version: StoredRow?
+    package var trimmed: (lookupID: [UInt8], nonce: [UInt8])?
+    package var noRowsOfServiceTag: [UInt8]?
+    package var settings: (lookupID: [UInt8], nonce: [UInt8]?)?
+    package var otherBuckets: [(bucket: Int, before: [UInt8]?, after: [UInt8]?)] = []
+
     package init(
         row: StoredRow, replacedNonce: [UInt8]?, bucket: Int, digestBefore: [UInt8]?, digestAfter: [UInt8]?,
         generationBefore: UInt64, tagBefore: [UInt8], root: [UInt8], tag: [UInt8], generation: UInt64

@@ -1,6 +1,8 @@
 /// Bringing a vault of an older format to the current one (`FormatUpgrade`): only a file
 /// can hold such vaults.
 extension VaultDatabase: FormatUpgradingStorage {
+    var isReadOnly: Bool { readOnlyReason != nil }
+
     /// Adds format 3's generation table, counting from `generation` (format upgrade).
     func addGenerationTable(startingAt generation: UInt64) throws(StorageError) {
         try run(Self.generationTable)

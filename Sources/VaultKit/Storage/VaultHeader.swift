@@ -10,10 +10,11 @@ package struct VaultHeader: Sendable {
     }
 
     /// 2 added the manifest; 3 made it count rows (a sum instead of XOR), authenticated
-    /// the whole header with it, and bound the key wrapping to the format (docs/FORMAT.md).
-    /// A format-2 vault is verified and upgraded when opened for writing; a format-1
+    /// the whole header with it, and bound the key wrapping to the format; 4 added item
+    /// history (kept versions, the settings row, record version 2) (docs/FORMAT.md).
+    /// A format-2 or 3 vault is verified and upgraded when opened for writing; a format-1
     /// vault, which has nothing to verify, only by an explicit ``Vault/upgrade(at:passphrase:busyTimeout:)``.
-    package static let currentFormatVersion = 3
+    package static let currentFormatVersion = 4
     /// The first version whose master key is wrapped under a key derived for the format,
     /// so that its file cannot be passed off as an older version.
     static let boundWrappingFormatVersion = 3

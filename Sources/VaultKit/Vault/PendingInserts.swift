@@ -19,6 +19,8 @@ final class PendingInserts {
         let account: String
         let label: String?
         let generic: Data?
+        /// Whether an item found in place is kept as a version.
+        let keepHistory: Bool
     }
 
     private(set) var entries: [Entry] = []

@@ -34,6 +34,11 @@ extension UnlockedVault {
                 } else if version != manifestCheck.dataVersion {
                     manifestCheck.reset(dataVersion: version)
                 }
+            } else if store.snapshotVersion != manifestCheck.dataVersion {
+                // A row read under the lock was not the one verified (a storage whose
+                // version misses a commit of rows alone says so as it meets the row):
+                // its bucket is verified again, in this transaction's snapshot.
+                manifestCheck.reset(dataVersion: store.snapshotVersion)
             }
             if manifestCheck.covers(bucket: bucket) { return }
             // One bucket, on a storage that commits prepared sets: its rows are kept.
@@ -153,7 +158,8 @@ extension UnlockedVault {
     /// as stored now; also that header and generation.
     func verifiedStoredRoot() throws(VaultError) -> (root: ManifestDigest, header: VaultHeader, generation: UInt64) {
         let header = try store.readHeader()
-        guard header.formatVersion == VaultHeader.currentFormatVersion else {
+        // A format-3 vault read as it is (read-only) may meet the upgrade another process made.
+        guard header.formatVersion == VaultHeader.currentFormatVersion || header.formatVersion == self.header.formatVersion else {
             throw .tampered(reason: .formatVersionChangedWhileOpen)
         }
         let (rootBytes, tagBytes) = try store.readManifestRoot()

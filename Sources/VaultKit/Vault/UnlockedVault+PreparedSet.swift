@@ -9,7 +9,9 @@ extension UnlockedVault {
     /// and root this process verified for the item's bucket (``VerifiedBuckets``): on a
     /// database, one round trip instead of two. Returns `false`, having written nothing,
     /// when there is nothing to prepare it from or the storage found the vault changed;
-    /// the caller then writes as any other `set`.
+    /// the caller then writes as any other `set`. A `set` that keeps the item it writes
+    /// over as a version prepares that too (``preparedArchive(of:service:account:)``): its
+    /// other buckets' digests are the kept or proven ones, checked under the lock as well.
     ///
     /// The storage commits it only where the stored header, row and digest are the ones
     /// it was prepared from, so it writes exactly what the same `set` would after reading
@@ -18,7 +20,7 @@ extension UnlockedVault {
     /// is kept, and the next read verifies again, and sees it; the kept rows stay, so the
     /// next `set` is prepared too. Another process's write to this vault moves the
     /// header on, and the storage refuses the prepared set instead.
-    func commitPreparedSet(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws(VaultError) -> Bool {
+    func commitPreparedSet(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?, keepHistory: Bool) throws(VaultError) -> Bool {
         guard store.commitsPreparedSets else { return false }
         try Self.validateWrite(secret: secret, service: service, account: account, generic: generic)
         let lookupID = keys.lookupID(service: service, account: account)
@@ -30,29 +32,70 @@ extension UnlockedVault {
         guard let bucket = verified.bucket(index), let before = verified.root else { return false }
         let replaced = bucket.rows[lookupID]
         // The stored item's attributes, from its record, which must belong in this place.
-        let existing = try replaced.map { (row) throws(VaultError) in try openRecord(row).0 }
+        let existing = try replaced.map { (row) throws(VaultError) in try openRecord(row) }
+        var archive: PreparedArchive?
+        if let existing, keepHistory {
+            guard let prepared = preparedArchive(of: existing, service: service, account: account) else { return false }
+            archive = prepared
+        }
         let now = Date()
         let item = VaultItem(
             service: service, account: account,
-            label: label ?? existing?.label, generic: generic ?? existing?.generic,
-            created: existing?.created ?? now, modified: now
+            label: label ?? existing?.0.label, generic: generic ?? existing?.0.generic,
+            created: existing?.0.created ?? now, modified: now
         )
-        let sealed = seal(item, secret: secret, lookupID: lookupID, serviceTag: keys.serviceTag(service: service))
+        let number = archive?.nextNumber ?? existing?.3.nextNumberWithoutArchive ?? 0
+        let sealed = seal(item, secret: secret, provenance: provenance(number: number, .set), lookupID: lookupID, serviceTag: keys.serviceTag(service: service))
         let row = sealed.row
-        var digest = bucket.digest
-        if let replaced { digest -= OrderedRowScan.term(of: replaced, keys: keys) }
-        digest += OrderedRowScan.term(of: row, keys: keys)
+        // Every row the set writes (`nil`: deletes), and the change each makes to its bucket.
+        var rows: [(lookupID: [UInt8], row: StoredRow?)] = [(lookupID, row)]
+        var deltas: [Int: ManifestDigest] = [index: OrderedRowScan.term(of: row, keys: keys)]
+        if let replaced { deltas[index]! -= OrderedRowScan.term(of: replaced, keys: keys) }
+        if let version = archive?.version?.row {
+            rows.append((version.lookupID, version))
+            deltas[Manifest.bucket(of: version.lookupID), default: .zero] += OrderedRowScan.term(of: version, keys: keys)
+        }
+        if let trimmed = archive?.trimmed {
+            rows.append((trimmed.lookupID, nil))
+            deltas[Manifest.bucket(of: trimmed.lookupID), default: .zero] -= OrderedRowScan.term(of: trimmed, keys: keys)
+        }
+        // The other buckets' digests: kept, or proven against the kept root.
+        let proven = manifestCheck.proven.flatMap { $0.root == before.root ? $0 : nil }
+        var digests: [(bucket: Int, before: ManifestDigest, after: ManifestDigest)] = []
+        for (changed, delta) in deltas.sorted(by: { $0.key < $1.key }) {
+            let old: ManifestDigest
+            if changed == index {
+                old = bucket.digest
+            } else if let kept = verified.bucket(changed)?.digest ?? proven?.digests[changed] {
+                old = kept
+            } else {
+                return false
+            }
+            digests.append((changed, old, old + delta))
+        }
         var root = before.root
-        if !bucket.digest.isZero { root -= manifestCheck.bucketTerm(index, digest: bucket.digest, keys: keys) }
-        if !digest.isZero { root += manifestCheck.bucketTerm(index, digest: digest, keys: keys) }
+        for (changed, old, new) in digests {
+            if !old.isZero { root -= manifestCheck.bucketTerm(changed, digest: old, keys: keys) }
+            if !new.isZero { root += manifestCheck.bucketTerm(changed, digest: new, keys: keys) }
+        }
+        let digest = digests.first { $0.bucket == index }!.after
         let generation = before.generation + 1
         let tag = keys.manifestRootTag(root, header: before.header, generation: generation)
-        let prepared = PreparedSet(
+        var prepared = PreparedSet(
             row: row, replacedNonce: replaced?.nonce, bucket: index,
             digestBefore: bucket.digest.isZero ? nil : bucket.digest.bytes, digestAfter: digest.isZero ? nil : digest.bytes,
             generationBefore: before.generation, tagBefore: before.tag.bytes,
             root: root.bytes, tag: tag.bytes, generation: generation
         )
+        if let archive {
+            prepared.settings = archive.settings
+            prepared.version = archive.version?.row
+            prepared.trimmed = archive.trimmed.map { ($0.lookupID, $0.nonce) }
+            prepared.noRowsOfServiceTag = archive.noVersionsOf
+            prepared.otherBuckets = digests.filter { $0.bucket != index }.map {
+                ($0.bucket, $0.before.isZero ? nil : $0.before.bytes, $0.after.isZero ? nil : $0.after.bytes)
+            }
+        }
         let versionPrepared = manifestCheck.dataVersion
         switch try store.commit(prepared) {
         case .stale:
@@ -69,9 +112,11 @@ extension UnlockedVault {
             } else {
                 manifestCheck.reset(dataVersion: store.snapshotVersion)
             }
-            verified.applyPrepared(row, bucket: index, digest: digest,
+            verified.applyPrepared(rows, digests: digests.map { ($0.bucket, $0.after) },
                                    root: .init(root: root, header: before.header, generation: generation, tag: tag))
-            manifestCheck.recordProven(bucket: index, digest: digest)
+            if let version = archive?.version?.row { verified.rememberVersion(version.lookupID, nonce: version.nonce) }
+            if let trimmed = archive?.trimmed { verified.forgetVersion(trimmed.lookupID) }
+            for (changed, _, new) in digests { manifestCheck.recordProven(bucket: changed, digest: new) }
             manifestCheck.recordProven(rootBefore: before.root, after: root)
             manifestCheck.applyProvenChanges()
             manifestCheck.committing = (generation, root)

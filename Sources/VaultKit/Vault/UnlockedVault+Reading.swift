@@ -4,47 +4,91 @@ extension UnlockedVault {
     /// The names a row was looked up by: its lookup id is their keyed hash.
     typealias Names = (service: String, account: String)
 
+    /// An opened record: the attributes, the decrypted record (for callers that need the
+    /// secret), the secret's range in it, and what the record says of its writing.
+    typealias OpenedRecord = (VaultItem, SecureBuffer, Range<Int>, RecordProvenance)
+
     /// Opens the record stored in `row`'s place and checks it belongs there.
     ///
-    /// - Parameter expected: the names the row was found by, when the caller looked it up
-    ///   by name; `nil` for rows read by scanning.
-    /// - Returns: the attributes and the decrypted record, for callers that need the secret.
-    func openRecord(lookupID: [UInt8], expected: Names?, nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
-        try Self.openRecord(keys: keys, lookupID: lookupID, expected: expected, nonce: nonce, sealed: sealed)
+    /// - Parameters:
+    ///   - expected: the names the row was found by, when the caller looked it up by
+    ///     name; `nil` for rows read by scanning (any kind but settings).
+    ///   - version: the kept version's number the row was found by (`expected` given);
+    ///     `nil` for the item itself.
+    func openRecord(lookupID: [UInt8], expected: Names?, version: UInt64? = nil, nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> OpenedRecord {
+        try Self.openRecord(keys: keys, lookupID: lookupID, expected: expected, version: version, nonce: nonce, sealed: sealed)
     }
 
-    /// ``openRecord(lookupID:expected:nonce:sealed:)`` with explicit keys, so the Benchmarks package
+    /// ``openRecord(lookupID:expected:version:nonce:sealed:)`` with explicit keys, so the Benchmarks package
     /// can time exactly this code without a database (see `BenchmarkSupport.swift`).
-    static func openRecord(keys: KeyHierarchy, lookupID: [UInt8], expected: Names?, nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
+    static func openRecord(keys: KeyHierarchy, lookupID: [UInt8], expected: Names?, version: UInt64? = nil, nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer) throws(VaultError) -> OpenedRecord {
         guard let plaintext = SecretBox.open(sealed: sealed, nonce: nonce, key: keys.sealingKey) else {
             throw .tampered(reason: .itemFailedAuthentication)
         }
-        let (item, secretRange) = try plaintext.withBytes { (bytes) throws(VaultError) in try ItemRecord.decode(bytes) }
-        // Binding (docs/FORMAT.md section 5): a valid record moved to another row is still rejected.
+        let (item, secretRange, provenance) = try plaintext.withBytes { (bytes) throws(VaultError) in try ItemRecord.decode(bytes) }
+        // Binding (docs/FORMAT.md sections 5 and 14): a valid record moved to another row,
+        // or to a row of another kind, is still rejected.
         // A row found by name has lookupID = H(expected names), so the record belongs
         // there exactly when it holds those names, byte for byte (not Swift's Unicode
         // equivalence, under which different bytes, and so different rows, compare
-        // equal). That saves re-hashing on every read; a scanned row has no expected
-        // names, so its lookup id is recomputed from the record's.
+        // equal), and is of the kind (and version) looked for. That saves re-hashing on
+        // every read; a scanned row has no expected names, so its lookup id is recomputed
+        // from the record's, by its kind.
         let belongs = if let expected {
             ItemRecord.sameUTF8(item.service, expected.service) && ItemRecord.sameUTF8(item.account, expected.account)
-        } else {
+                && (provenance.archive == nil ? version == nil : version == provenance.number)
+        } else if provenance.archive == nil {
             keys.isLookupID(lookupID, service: item.service, account: item.account)
+        } else {
+            keys.isVersionLookupID(lookupID, service: item.service, account: item.account, number: provenance.number)
         }
         guard belongs else {
             throw .tampered(reason: .recordNotOfRow)
         }
-        return (item, plaintext, secretRange)
+        return (item, plaintext, secretRange, provenance)
     }
 
     /// Opens the record of a row read by ``VaultStorage/forEachRow(serviceTag:_:)``.
-    func openRecord(_ row: StoredRow) throws(VaultError) -> (VaultItem, SecureBuffer, Range<Int>) {
+    func openRecord(_ row: StoredRow) throws(VaultError) -> OpenedRecord {
         let result = row.nonce.withUnsafeBytes { nonce in
             row.sealed.withUnsafeBytes { sealed in
                 Result { () throws(VaultError) in try openRecord(lookupID: row.lookupID, expected: nil, nonce: nonce, sealed: sealed) }
             }
         }
         return try result.get()
+    }
+
+    /// What a scanned row holds, by its kind (docs/FORMAT.md section 14).
+    enum ScannedRow {
+        /// An item (no archive in the provenance) or a kept version of one.
+        case record(OpenedRecord)
+        case settings(SettingsRecord)
+    }
+
+    /// Opens any row read by a scan and checks it belongs in its place: its lookup id and
+    /// service tag recomputed for its kind.
+    func openScannedRow(_ row: StoredRow) throws(VaultError) -> ScannedRow {
+        let opened = row.nonce.withUnsafeBytes { nonce in
+            row.sealed.withUnsafeBytes { sealed in SecretBox.open(sealed: sealed, nonce: nonce, key: keys.sealingKey) }
+        }
+        guard let plaintext = opened else { throw .tampered(reason: .itemFailedAuthentication) }
+        if try plaintext.withBytes({ (bytes) throws(VaultError) in try ItemRecord.kind(of: bytes) }) == .settings {
+            guard row.lookupID == keys.settingsLookupID, row.serviceTag == keys.settingsTag else {
+                throw .tampered(reason: .recordNotOfRow)
+            }
+            return .settings(try plaintext.withBytes { (bytes) throws(VaultError) in try SettingsRecord(decoding: bytes) })
+        }
+        let (item, range, provenance) = try plaintext.withBytes { (bytes) throws(VaultError) in try ItemRecord.decode(bytes) }
+        let (idBelongs, tagBelongs) = if provenance.archive == nil {
+            (keys.isLookupID(row.lookupID, service: item.service, account: item.account),
+             keys.isServiceTag(row.serviceTag, service: item.service))
+        } else {
+            (keys.isVersionLookupID(row.lookupID, service: item.service, account: item.account, number: provenance.number),
+             keys.isHistoryTag(row.serviceTag, service: item.service, account: item.account))
+        }
+        guard idBelongs else { throw .tampered(reason: .recordNotOfRow) }
+        guard tagBelongs else { throw .tampered(reason: .recordNotOfService) }
+        return .record((item, plaintext, range, provenance))
     }
 
     /// Reads one item, following a re-key by another process once if authentication fails.
@@ -100,7 +144,7 @@ extension UnlockedVault {
     ) throws(VaultError) -> Lookup<Result> {
         let found = try store.withSealedItem(lookupID: lookupID) { (_, nonce, sealed) throws(VaultError) -> Lookup<Result> in
             if onlyIfVerified, store.snapshotVersion != manifestCheck.dataVersion { return .unverified }
-            let (item, plaintext, range) = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed)
+            let (item, plaintext, range, _) = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed)
             return .found(try body(item, plaintext, range))
         }
         if let found { return found }
@@ -129,11 +173,10 @@ extension UnlockedVault {
                 try store.forEachRow(serviceTag: tag) { (row) throws(VaultError) in
                     guard unopened == nil else { return }
                     do throws(VaultError) {
-                        let (item, _, _) = try openRecord(row)
-                        guard keys.isServiceTag(row.serviceTag, service: item.service) else {
-                            throw VaultError.tampered(reason: .recordNotOfService)
+                        // Every row is checked; kept versions and the settings are not items.
+                        if case .record(let (item, _, _, provenance)) = try openScannedRow(row), provenance.archive == nil {
+                            items.append(item)
                         }
-                        items.append(item)
                     } catch {
                         unopened = error
                     }

@@ -102,14 +102,10 @@ extension UnlockedVault {
             try store.forEachRowIdentity(in: nil) { (lookupID, _, _) throws(VaultError) in oldIDs.append(Array(lookupID)) }
             for oldID in oldIDs {
                 let current = self
-                let sealed = try store.withSealedItem(lookupID: oldID) { (_, nonce, sealed) throws(VaultError) in
-                    let (item, plaintext, range) = try current.openRecord(lookupID: oldID, expected: nil, nonce: nonce, sealed: sealed)
-                    return Self.seal(
-                        item, secret: SecretBytes(record: plaintext, range: range),
-                        lookupID: newKeys.lookupID(service: item.service, account: item.account),
-                        serviceTag: newKeys.serviceTag(service: item.service),
-                        keys: newKeys
-                    )
+                let sealed = try store.withSealedItem(lookupID: oldID) { (serviceTag, nonce, sealed) throws(VaultError) in
+                    // Every kind of row, re-sealed to the row ids of its kind under the new keys.
+                    let row = StoredRow(lookupID: oldID, serviceTag: Array(serviceTag), nonce: Array(nonce), sealed: Array(sealed))
+                    return try current.resealed(row, under: newKeys)
                 }
                 guard let sealed else { throw .corrupted(reason: .rowVanishedDuringRekey) }
                 _ = try store.delete(lookupID: oldID)
@@ -146,6 +142,22 @@ extension UnlockedVault {
         }
         manifestCheck.keysChanged()
         recordCommit()
+    }
+
+    /// A row (an item, a kept version, the settings) opened under the current keys and
+    /// sealed again under `newKeys`, with its row ids for its kind.
+    private func resealed(_ row: StoredRow, under newKeys: KeyHierarchy) throws(VaultError) -> SealedItem {
+        switch try openScannedRow(row) {
+        case .settings(let settings):
+            return Self.seal(settings, keys: newKeys)
+        case .record(let (item, plaintext, range, provenance)):
+            let (lookupID, serviceTag) = provenance.archive == nil
+                ? (newKeys.lookupID(service: item.service, account: item.account), newKeys.serviceTag(service: item.service))
+                : (newKeys.versionLookupID(service: item.service, account: item.account, number: provenance.number),
+                   newKeys.historyTag(service: item.service, account: item.account))
+            return Self.seal(item, secret: SecretBytes(record: plaintext, range: range), provenance: provenance,
+                             lookupID: lookupID, serviceTag: serviceTag, keys: newKeys)
+        }
     }
 
     /// Follows a change of the header's wrapping that this handle's key-encryption key

@@ -5,7 +5,7 @@ extension UnlockedVault {
     /// and manifest always commit together.
     ///
     /// - Parameter opening: the insert `body` opens with, prepared before the lock, which a
-    ///   storage may send with it (``UnlockedVault/set(_:service:account:label:generic:)``).
+    ///   storage may send with it (``UnlockedVault/set(_:service:account:label:generic:keepHistory:)``).
     mutating func writeTransaction<Result>(
         opening: OpeningInsert? = nil, _ body: (UnlockedVault) throws(VaultError) -> Result
     ) throws(VaultError) -> Result {
@@ -31,6 +31,9 @@ extension UnlockedVault {
             versionBefore = store.snapshotVersion
             if versionBefore != manifestCheck.dataVersion { manifestCheck.reset(dataVersion: versionBefore) }
             manifestCheck.holdsWriteLock = true
+            // A `set` that keeps a version is prepared from the retention (PreparedArchive):
+            // read once, by a handle's first write, so its later `set`s need no read.
+            if store.commitsPreparedSets, manifestCheck.verified.retention == nil { _ = try historyRetentionInTransaction() }
             let result = try body(self)
             try flushPendingInserts()
             // A gathered insert failed (and the caller went on): rows may be stored whose

@@ -9,12 +9,22 @@ import Foundation
 extension UnlockedVault {
     enum WriteMode {
         case add, update, set
+
+        /// What the record written says made it.
+        var operation: VaultChange.Operation {
+            switch self {
+            case .add: .add
+            case .update: .update
+            case .set: .set
+            }
+        }
     }
 
     /// Adds or updates one item; `label` and `generic` of `nil` keep the stored values.
+    /// With `keepHistory`, an item written over is kept as a version (retention permitting).
     func write(
         _ mode: WriteMode, secret: SecretBytes,
-        service: String, account: String, label: String?, generic: Data?
+        service: String, account: String, label: String?, generic: Data?, keepHistory: Bool = true
     ) throws(VaultError) {
         try Self.validateWrite(secret: secret, service: service, account: account, generic: generic)
         let lookupID = keys.lookupID(service: service, account: account)
@@ -26,13 +36,13 @@ extension UnlockedVault {
         // A new item (the common case of add, set and bulk imports) is one insert; only an
         // existing item is read first, to keep its creation date and unchanged attributes.
         if mode != .update {
-            let sealed = sealedAsNew(secret, service: service, account: account, label: label, generic: generic,
+            let sealed = sealedAsNew(mode.operation, secret, service: service, account: account, label: label, generic: generic,
                                      lookupID: lookupID, serviceTag: serviceTag)
             let gather = store.insertGatherLimit
             if mode == .set, gather > 1 {
                 // A second set of the same item must build on the first.
                 if pendingInserts.contains(lookupID: sealed.lookupID) { try flushPendingInserts() }
-                pendingInserts.append(.init(sealed: sealed, secret: secret, service: service, account: account, label: label, generic: generic))
+                pendingInserts.append(.init(sealed: sealed, secret: secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory))
                 if pendingInserts.entries.count >= gather { try flushPendingInserts() }
                 return
             }
@@ -42,40 +52,64 @@ extension UnlockedVault {
             }
             if mode == .add { throw .duplicateItem }
         }
-        // The replaced row's identity, to take its term out of the manifest.
-        let existing = try store.withSealedItem(lookupID: lookupID) { (storedTag, nonce, sealed) throws(VaultError) in
-            let item = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed).0
-            return StoredItem(item: item, serviceTag: Array(storedTag), nonce: Array(nonce))
-        }
+        let existing = try storedItem(lookupID: lookupID, service: service, account: account)
         try replace(mode, existing: existing, secret: secret, service: service, account: account, label: label, generic: generic,
-                    lookupID: lookupID, serviceTag: serviceTag)
+                    lookupID: lookupID, serviceTag: serviceTag, keepHistory: keepHistory)
     }
 
-    /// A stored item's attributes and the identity of its row.
+    /// A stored item: its record opened, and the identity of its row (to take its term
+    /// out of the manifest).
     struct StoredItem {
         let item: VaultItem
         let serviceTag: [UInt8]
         let nonce: [UInt8]
+        /// The decrypted record and the secret's range in it, to keep it as a version.
+        let plaintext: SecureBuffer
+        let secretRange: Range<Int>
+        let provenance: RecordProvenance
+
+        init(_ opened: OpenedRecord, serviceTag: [UInt8], nonce: [UInt8]) {
+            (item, plaintext, secretRange, provenance) = opened
+            self.serviceTag = serviceTag
+            self.nonce = nonce
+        }
+
+        var secret: SecretBytes { SecretBytes(record: plaintext, range: secretRange) }
+    }
+
+    /// The item stored at `lookupID` (the row of `service`, `account`), or `nil`.
+    func storedItem(lookupID: [UInt8], service: String, account: String) throws(VaultError) -> StoredItem? {
+        try store.withSealedItem(lookupID: lookupID) { (storedTag, nonce, sealed) throws(VaultError) in
+            let opened = try openRecord(lookupID: lookupID, expected: (service, account), nonce: nonce, sealed: sealed)
+            return StoredItem(opened, serviceTag: Array(storedTag), nonce: Array(nonce))
+        }
     }
 
     /// Writes an item's row over `existing` (`nil`: none stored), keeping its creation date
-    /// and the attributes given as `nil`, and records both rows in the manifest.
+    /// and the attributes given as `nil`, and records both rows in the manifest; with
+    /// `keepHistory`, `existing` is kept as a version first (``archive(_:because:keepHistory:)``).
     private func replace(
         _ mode: WriteMode, existing: StoredItem?, secret: SecretBytes,
-        service: String, account: String, label: String?, generic: Data?, lookupID: [UInt8], serviceTag: [UInt8]
+        service: String, account: String, label: String?, generic: Data?, lookupID: [UInt8], serviceTag: [UInt8],
+        keepHistory: Bool
     ) throws(VaultError) {
         switch (mode, existing) {
         case (.add, .some): throw .duplicateItem
         case (.update, .none): throw .itemNotFound
         default: break
         }
+        // The row read is built on (kept, its term taken out): it must be the one verified.
+        if existing != nil { try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID)) }
+        let number = try existing.map { (existing) throws(VaultError) in
+            try archive(existing, because: mode.operation, keepHistory: keepHistory)
+        } ?? 0
         let now = Date()
         let item = VaultItem(
             service: service, account: account,
             label: label ?? existing?.item.label, generic: generic ?? existing?.item.generic,
             created: existing?.item.created ?? now, modified: now
         )
-        let sealed = seal(item, secret: secret, lookupID: lookupID, serviceTag: serviceTag)
+        let sealed = seal(item, secret: secret, provenance: provenance(number: number, mode.operation), lookupID: lookupID, serviceTag: serviceTag)
         try upsert(sealed)
         // Recorded only once the row is replaced: a batch may catch an error and go on.
         if let existing {
@@ -100,10 +134,11 @@ extension UnlockedVault {
                 }
                 // The row in this item's place, and its record bound to that place.
                 guard row.lookupID == entry.sealed.lookupID else { throw VaultError.corrupted(reason: .unexpectedStorageError) }
-                let item = try openRecord(row).0
-                try replace(.set, existing: StoredItem(item: item, serviceTag: row.serviceTag, nonce: row.nonce), secret: entry.secret,
+                let opened = try openRecord(row)
+                // A kept version's record at an item's row id fails its binding above.
+                try replace(.set, existing: StoredItem(opened, serviceTag: row.serviceTag, nonce: row.nonce), secret: entry.secret,
                             service: entry.service, account: entry.account, label: entry.label, generic: entry.generic,
-                            lookupID: entry.sealed.lookupID, serviceTag: entry.sealed.serviceTag)
+                            lookupID: entry.sealed.lookupID, serviceTag: entry.sealed.serviceTag, keepHistory: entry.keepHistory)
             }
         } catch {
             pendingInserts.failure = error
@@ -125,22 +160,53 @@ extension UnlockedVault {
         }
     }
 
-    func delete(service: String, account: String) throws(VaultError) -> Bool {
+    /// Deletes one item; with `keepHistory`, its last record is kept as a version first.
+    func delete(service: String, account: String, keepHistory: Bool = true) throws(VaultError) -> Bool {
         try Self.validate(service: service, account: account)
         let lookupID = keys.lookupID(service: service, account: account)
         try flushPendingInserts()
         try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
+        if keepHistory {
+            guard let existing = try storedItem(lookupID: lookupID, service: service, account: account) else { return false }
+            _ = try archive(existing, because: .delete, keepHistory: true)
+        }
         guard let deleted = try store.delete(lookupID: lookupID) else { return false }
         try recordManifestRemoval(lookupID: lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
+        // The row deleted must be the one verified (its term is what the bucket loses).
+        try ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
         return true
     }
 
-    func deleteAll(service: String) throws(VaultError) -> Int {
+    /// Deletes every item of `service`; with `keepHistory`, each one's last record is kept
+    /// as a version first.
+    func deleteAll(service: String, keepHistory: Bool = true) throws(VaultError) -> Int {
         try Self.validate(service: service)
         try flushPendingInserts()
         try ensureManifestVerified(bucket: nil)
+        if keepHistory {
+            return try deleteAllKeepingHistory(serviceTag: keys.serviceTag(service: service))
+        }
         return try store.deleteAll(serviceTag: keys.serviceTag(service: service)) { (lookupID, serviceTag, nonce) throws(VaultError) in
             try recordManifestRemoval(lookupID: lookupID, serviceTag: serviceTag, nonce: nonce)
         }
+    }
+}
+
+extension UnlockedVault {
+    /// ``deleteAll(service:keepHistory:)`` keeping each item as a version: the rows are
+    /// read (and their records opened) first, then each is archived and deleted.
+    private func deleteAllKeepingHistory(serviceTag: [UInt8]) throws(VaultError) -> Int {
+        var rows: [StoredRow] = []
+        try store.forEachRow(serviceTag: serviceTag) { (row) throws(VaultError) in rows.append(row) }
+        for row in rows {
+            guard case .record(let opened) = try openScannedRow(row), opened.3.archive == nil else {
+                throw .tampered(reason: .recordNotOfService)
+            }
+            _ = try archive(StoredItem(opened, serviceTag: row.serviceTag, nonce: row.nonce), because: .delete, keepHistory: true)
+            guard let deleted = try store.delete(lookupID: row.lookupID) else { throw .corrupted(reason: .unexpectedStorageError) }
+            try recordManifestRemoval(lookupID: row.lookupID, serviceTag: deleted.serviceTag, nonce: deleted.nonce)
+            try ensureManifestVerified(bucket: Manifest.bucket(of: row.lookupID))
+        }
+        return rows.count
     }
 }

@@ -25,4 +25,9 @@ struct UnlockedVault {
     let pendingInserts = PendingInserts()
     /// Where each commit's generation is recorded, once the vault uses a rollback guard.
     var rollbackGuard: RollbackGuardFile?
+    /// The writer recorded in every record this handle writes (``Vault/writer``).
+    var writer: String = VaultWriter.defaultName
+    /// Whether ``writer`` is the host name of the host key that unlocked the vault, which
+    /// a declared name does not replace.
+    var writerIsHostName = false
 }

@@ -65,29 +65,29 @@ extension Vault {
 
     // MARK: Writing
 
-    public func set(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
+    public func set(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil, keepHistory: Bool = true) async throws(VaultError) {
         let secret = secret.secretBytes
-        try await offPool { () throws(VaultError) in try self.set(secret, service: service, account: account, label: label, generic: generic) }
+        try await offPool { () throws(VaultError) in try self.set(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory) }
     }
 
-    public func add(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
+    public func add(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil, keepHistory: Bool = true) async throws(VaultError) {
         let secret = secret.secretBytes
-        try await offPool { () throws(VaultError) in try self.add(secret, service: service, account: account, label: label, generic: generic) }
+        try await offPool { () throws(VaultError) in try self.add(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory) }
     }
 
-    public func update(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) async throws(VaultError) {
+    public func update(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil, keepHistory: Bool = true) async throws(VaultError) {
         let secret = secret.secretBytes
-        try await offPool { () throws(VaultError) in try self.update(secret, service: service, account: account, label: label, generic: generic) }
+        try await offPool { () throws(VaultError) in try self.update(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory) }
     }
 
     @discardableResult
-    public func delete(service: String, account: String) async throws(VaultError) -> Bool {
-        try await offPool { () throws(VaultError) in try self.delete(service: service, account: account) }
+    public func delete(service: String, account: String, keepHistory: Bool = true) async throws(VaultError) -> Bool {
+        try await offPool { () throws(VaultError) in try self.delete(service: service, account: account, keepHistory: keepHistory) }
     }
 
     @discardableResult
-    public func deleteAll(service: String) async throws(VaultError) -> Int {
-        try await offPool { () throws(VaultError) in try self.deleteAll(service: service) }
+    public func deleteAll(service: String, keepHistory: Bool = true) async throws(VaultError) -> Int {
+        try await offPool { () throws(VaultError) in try self.deleteAll(service: service, keepHistory: keepHistory) }
     }
 
     /// ``batch(_:)`` off the caller's thread: `body` runs on the vault's queue, in one
@@ -126,6 +126,51 @@ extension Vault {
 
     public func items(service: String? = nil) async throws(VaultError) -> [VaultItem] {
         try await offPool { () throws(VaultError) in try self.items(service: service) }
+    }
+
+    // MARK: History
+
+    public func history(service: String, account: String) async throws(VaultError) -> [VaultItemVersion] {
+        try await offPool { () throws(VaultError) in try self.history(service: service, account: account) }
+    }
+
+    public func itemWithSecret(service: String, account: String, version: UInt64) async throws(VaultError) -> (item: VaultItem, secret: SecretBytes) {
+        let pair = try await offPool { () throws(VaultError) in try ItemWithSecret(self.itemWithSecret(service: service, account: account, version: version)) }
+        return (pair.item, pair.secret)
+    }
+
+    public func restore(service: String, account: String, version: UInt64) async throws(VaultError) {
+        try await offPool { () throws(VaultError) in try self.restore(service: service, account: account, version: version) }
+    }
+
+    @discardableResult
+    public func purgeHistory(service: String, account: String) async throws(VaultError) -> Int {
+        try await offPool { () throws(VaultError) in try self.purgeHistory(service: service, account: account) }
+    }
+
+    @discardableResult
+    public func purgeHistory() async throws(VaultError) -> Int {
+        try await offPool { () throws(VaultError) in try self.purgeHistory() }
+    }
+
+    public func changes(limit: Int? = nil) async throws(VaultError) -> [VaultChange] {
+        try await offPool { () throws(VaultError) in try self.changes(limit: limit) }
+    }
+
+    public func historyRetention() async throws(VaultError) -> Int {
+        try await offPool { () throws(VaultError) in try self.historyRetention() }
+    }
+
+    public func setHistoryRetention(_ versions: Int) async throws(VaultError) {
+        try await offPool { () throws(VaultError) in try self.setHistoryRetention(versions) }
+    }
+
+    public func writer() async throws(VaultError) -> String {
+        try await offPool { () throws(VaultError) in try self.writer() }
+    }
+
+    public func declareWriter(_ name: String) async throws(VaultError) {
+        try await offPool { () throws(VaultError) in try self.declareWriter(name) }
     }
 
     // MARK: Keys, checks, copies

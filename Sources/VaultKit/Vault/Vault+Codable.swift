@@ -6,7 +6,7 @@ import Foundation
 
 extension Vault {
     /// Stores a `Codable` value as the secret of (`service`, `account`), adding or
-    /// updating the item like ``set(_:service:account:label:generic:)-5d02y``.
+    /// updating the item like ``set(_:service:account:label:generic:keepHistory:)-6l104``.
     ///
     /// The value is sealed like any secret, in a versioned encoding (a short header, then
     /// JSON; see <doc:Migrating>), so a later VaultKit can still read it and a value from

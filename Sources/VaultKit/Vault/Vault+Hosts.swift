@@ -67,24 +67,35 @@ extension Vault {
     }
 
     private static func unlock(_ store: sending VaultStore, location: Location, hostKey: HostKeyPair, identities: [VaultIdentity]) throws(VaultError) -> Vault {
-        let (header, masterKey) = try store.readTransaction { () throws(VaultError) in
+        var (header, masterKey) = try store.readTransaction { () throws(VaultError) in
             let header = try store.readHeader()
             try store.checkSchema(formatVersion: header.formatVersion)
-            // Host wraps exist only from format 3 on, so nothing older is opened (or upgraded) here.
-            guard header.formatVersion == VaultHeader.currentFormatVersion, let wraps = try store.readHostWraps() else {
+            // Host wraps exist only from format 3 on, so nothing older is opened (or upgraded
+            // from before 3) here.
+            guard header.formatVersion >= VaultHeader.boundWrappingFormatVersion, let wraps = try store.readHostWraps() else {
                 throw VaultError.wrongPassphrase
             }
             let hosts = try HostWraps.verifiedHosts(wraps, vaultID: header.vaultID, pinned: identities)
             guard let masterKey = HostWraps.open(hosts, with: hostKey) else { throw VaultError.wrongPassphrase }
-            return (header, masterKey)
+            // The name the vault identity signed for this host's wrap: the writer it records.
+            let name = hosts.first { $0.publicKey == hostKey.publicKey.bytes }?.name ?? ""
+            return (header, (masterKey, name))
         }
-        let keys = KeyHierarchy(masterKey: masterKey)
+        let keys = KeyHierarchy(masterKey: masterKey.0)
         guard keys.keyCheck == header.masterKeyCheck else {
             throw .tampered(reason: .hostWrapHoldsAnotherMasterKey)
+        }
+        if FormatUpgrade.isDue(header, in: store) {
+            // Format 3 to 4 re-wraps nothing, so a host key can upgrade the vault.
+            header = try FormatUpgrade.run(store, keys: keys, keyEncryptionKey: nil, upgradingFormatOne: false)
         }
         var unlocked = UnlockedVault(store: store, keys: keys, keyEncryptionKey: nil, header: header)
         unlocked.hostKey = hostKey
         unlocked.hostPins = identities
+        if let name = try? VaultWriter.validated(masterKey.1) {
+            unlocked.writer = name
+            unlocked.writerIsHostName = true
+        }
         return Vault(location: location, unlocked: unlocked)
     }
 

@@ -25,56 +25,61 @@ extension Vault {
     ///   - account: whose secret it is within the service (`kSecAttrAccount`).
     ///   - label: a name for people; `nil` keeps the stored label (none for a new item).
     ///   - generic: application data; `nil` keeps the stored data (none for a new item).
+    ///   - keepHistory: keep the item written over as a version (``history(service:account:)-1eylc``),
+    ///     within the vault's retention; `false` for a value nobody will want back, such
+    ///     as a token refreshed every hour.
     /// - Throws: ``VaultError/Code/invalidArgument`` for an empty service; storage errors.
-    public func set(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
+    public func set(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil, keepHistory: Bool = true) throws(VaultError) {
         let secret = secret.secretBytes
         try withUnlocked { (vault) throws(VaultError) in
-            try vault.set(secret, service: service, account: account, label: label, generic: generic)
+            try vault.set(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
         }
     }
 
-    /// Adds a new item; the secret is any ``SecretBytesConvertible``, as for ``set(_:service:account:label:generic:)-5d02y``.
+    /// Adds a new item; the secret is any ``SecretBytesConvertible``, as for ``set(_:service:account:label:generic:keepHistory:)-6l104``.
     ///
     /// - Throws: ``VaultError/duplicateItem`` if (`service`, `account`) already exists.
-    public func add(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try write(.add, secret.secretBytes, service: service, account: account, label: label, generic: generic)
+    public func add(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil, keepHistory: Bool = true) throws(VaultError) {
+        try write(.add, secret.secretBytes, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
     }
 
     /// Replaces the secret of an existing item; `nil` attributes keep their stored values.
+    /// With `keepHistory`, the item written over is kept as a version.
     ///
     /// - Throws: ``VaultError/itemNotFound`` if there is no such item.
-    public func update(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try write(.update, secret.secretBytes, service: service, account: account, label: label, generic: generic)
+    public func update(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil, keepHistory: Bool = true) throws(VaultError) {
+        try write(.update, secret.secretBytes, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
     }
 
-    private func write(_ mode: UnlockedVault.WriteMode, _ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws(VaultError) {
+    private func write(_ mode: UnlockedVault.WriteMode, _ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?, keepHistory: Bool) throws(VaultError) {
         try withUnlocked { (vault) throws(VaultError) in
             try vault.writeTransaction { (vault) throws(VaultError) in
-                try vault.write(mode, secret: secret, service: service, account: account, label: label, generic: generic)
+                try vault.write(mode, secret: secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
             }
         }
     }
 
-    /// Deletes one item.
+    /// Deletes one item; with `keepHistory`, its last version is kept
+    /// (``history(service:account:)-1eylc``, ``restore(service:account:version:)-73zpe``).
     ///
     /// - Returns: whether it existed.
     @discardableResult
-    public func delete(service: String, account: String) throws(VaultError) -> Bool {
+    public func delete(service: String, account: String, keepHistory: Bool = true) throws(VaultError) -> Bool {
         try withUnlocked { (vault) throws(VaultError) in
             try vault.writeTransaction { (vault) throws(VaultError) in
-                try vault.delete(service: service, account: account)
+                try vault.delete(service: service, account: account, keepHistory: keepHistory)
             }
         }
     }
 
-    /// Deletes every item of `service`.
+    /// Deletes every item of `service`; with `keepHistory`, each one's last version is kept.
     ///
     /// - Returns: how many items were deleted.
     @discardableResult
-    public func deleteAll(service: String) throws(VaultError) -> Int {
+    public func deleteAll(service: String, keepHistory: Bool = true) throws(VaultError) -> Int {
         try withUnlocked { (vault) throws(VaultError) in
             try vault.writeTransaction { (vault) throws(VaultError) in
-                try vault.deleteAll(service: service)
+                try vault.deleteAll(service: service, keepHistory: keepHistory)
             }
         }
     }
@@ -273,7 +278,7 @@ extension Vault {
                 store: VaultStore(file),
                 keys: vault.keys, keyEncryptionKey: vault.keyEncryptionKey, header: vault.header
             )
-            try copy.store.checkSchema(formatVersion: VaultHeader.currentFormatVersion)
+            try copy.store.checkSchema(formatVersion: vault.header.formatVersion)
             guard try copy.store.readMasterKeyCheck() == vault.keys.keyCheck else { throw .keyChanged }
             try copy.ensureManifestVerified(bucket: nil, force: true)
             return try copy.list(service: nil).count

@@ -10,7 +10,8 @@ extension Vault {
     ///
     /// Opening checks the header and the schema, whatever the vault's size: each read
     /// checks what it touches (see ``verify()-1pdra``). A vault of format 2 is verified whole
-    /// and upgraded to format 3 in place, once, in one transaction. A vault of format 1,
+    /// and upgraded to format 4 in place, once, in one transaction, and so is a vault of
+    /// format 3 unless it can only be read (it is then read as it is). A vault of format 1,
     /// which has no manifest to verify, is refused with ``VaultError/formatUpgradeRequired(version:)``:
     /// see ``upgrade(at:passphrase:busyTimeout:)-280ty``.
     ///
@@ -113,7 +114,7 @@ extension Vault {
         guard keys.keyCheck == header.masterKeyCheck else {
             throw .tampered(reason: .keyCheckMismatch)
         }
-        if header.formatVersion < VaultHeader.currentFormatVersion {
+        if FormatUpgrade.isDue(header, in: store) {
             header = try FormatUpgrade.run(store, keys: keys, keyEncryptionKey: keyEncryptionKey, upgradingFormatOne: upgradingFormatOne)
         }
         return Vault(location: location, unlocked: UnlockedVault(store: store, keys: keys, keyEncryptionKey: keyEncryptionKey, passphrase: passphrase.map(UnlockedVault.held), header: header))

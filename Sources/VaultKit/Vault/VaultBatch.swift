@@ -29,30 +29,30 @@ public struct VaultBatch {
         }
     }
 
-    /// Adds or updates an item; see ``Vault/set(_:service:account:label:generic:)-5d02y``.
-    public func set(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try vault.write(.set, secret: secret.secretBytes, service: service, account: account, label: label, generic: generic)
+    /// Adds or updates an item; see ``Vault/set(_:service:account:label:generic:keepHistory:)-6l104``.
+    public func set(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil, keepHistory: Bool = true) throws(VaultError) {
+        try vault.write(.set, secret: secret.secretBytes, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
     }
 
     /// Adds an item; throws ``VaultError/duplicateItem`` if it exists.
-    public func add(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try vault.write(.add, secret: secret.secretBytes, service: service, account: account, label: label, generic: generic)
+    public func add(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil, keepHistory: Bool = true) throws(VaultError) {
+        try vault.write(.add, secret: secret.secretBytes, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
     }
 
     /// Updates an item; throws ``VaultError/itemNotFound`` if it does not exist.
-    public func update(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
-        try vault.write(.update, secret: secret.secretBytes, service: service, account: account, label: label, generic: generic)
+    public func update(_ secret: some SecretBytesConvertible, service: String, account: String, label: String? = nil, generic: Data? = nil, keepHistory: Bool = true) throws(VaultError) {
+        try vault.write(.update, secret: secret.secretBytes, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
     }
 
     /// Deletes an item; returns whether it existed.
     @discardableResult
-    public func delete(service: String, account: String) throws(VaultError) -> Bool {
-        try vault.delete(service: service, account: account)
+    public func delete(service: String, account: String, keepHistory: Bool = true) throws(VaultError) -> Bool {
+        try vault.delete(service: service, account: account, keepHistory: keepHistory)
     }
 
     /// Deletes every item of a service; returns how many.
     @discardableResult
-    public func deleteAll(service: String) throws(VaultError) -> Int {
-        try vault.deleteAll(service: service)
+    public func deleteAll(service: String, keepHistory: Bool = true) throws(VaultError) -> Int {
+        try vault.deleteAll(service: service, keepHistory: keepHistory)
     }
 }

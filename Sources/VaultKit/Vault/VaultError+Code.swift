@@ -45,6 +45,7 @@ extension VaultError {
         public static let unsupportedValueEncoding = Code(26)
         public static let rollbackRecordInvalid = Code(27)
         public static let cancelled = Code(28)
+        public static let versionNotFound = Code(29)
 
         /// The names, indexed by number.
         private static let names = [
@@ -53,6 +54,7 @@ extension VaultError {
             "busy", "insecurePermissions", "untrustedOwner", "symbolicLink", "keyChanged", "closed", "secretNotUTF8",
             "cryptoUnavailable", "keyDerivationFailed", "rolledBack", "batchEnded", "reentrantCall",
             "valueNotEncodable", "valueNotDecodable", "unsupportedValueEncoding", "rollbackRecordInvalid", "cancelled",
+            "versionNotFound",
         ]
 
         /// The code's name, as in `VaultError.Code.itemNotFound`.

@@ -13,6 +13,7 @@ extension VaultError: CustomStringConvertible {
         case .wrongPassphrase: return "wrong passphrase or key"
         case .itemNotFound: return "item not found"
         case .duplicateItem: return "item already exists"
+        case .versionNotFound: return "no such version of the item"
         case .vaultNotFound: return "no vault at \(path)"
         case .vaultAlreadyExists:
             // A storage engine's location holds vaults, not files (``VaultEngines``).

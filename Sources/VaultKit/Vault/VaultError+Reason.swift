@@ -116,6 +116,16 @@ extension VaultError {
         /// A URL whose scheme no registered storage engine opens (``VaultEngines``).
         public static let noEngineForURL = Reason(69)
 
+        // Item history (docs/FORMAT.md section 14).
+        /// A writer name must be 1 to 255 bytes of UTF-8 without control characters.
+        public static let invalidWriterName = Reason(70)
+        /// A vault opened with a host key records its host's name as the writer.
+        public static let writerFixedByHostKey = Reason(71)
+        /// A history retention must be 0 to ``Vault/maximumHistoryRetention`` versions.
+        public static let historyRetentionOutOfRange = Reason(72)
+        /// A kept version's row is already taken by another (tampered).
+        public static let versionNumberInUse = Reason(73)
+
         /// The texts, indexed by number: the messages users saw before reasons were codes.
         private static let texts = [
             "missing header", "invalid format version", "KDF parameters out of bounds", "unknown KDF algorithm",
@@ -158,6 +168,10 @@ extension VaultError {
             "adding a host or creating the vault identity needs the vault opened with its passphrase or key: a host key cannot sign the host wraps",
             "a host public key must not be a low-order point such as all zeros",
             "no storage engine is registered for this URL's scheme",
+            "a writer name must be 1 to 255 bytes of UTF-8 without control characters",
+            "a vault opened with a host key records its host's name as the writer",
+            "history retention must be 0 to 1000 versions",
+            "an item version's row is already taken",
         ]
 
         /// The reason in words, as the CLI prints it.

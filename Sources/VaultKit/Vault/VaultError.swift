@@ -83,6 +83,9 @@ extension VaultError {
     public static let wrongPassphrase = VaultError(.wrongPassphrase)
     /// No item exists for this service and account.
     public static let itemNotFound = VaultError(.itemNotFound)
+    /// The item has no kept version of this number (never written, trimmed by the
+    /// retention, or purged), nor is it the current item's.
+    public static let versionNotFound = VaultError(.versionNotFound)
     /// An item already exists for this service and account.
     public static let duplicateItem = VaultError(.duplicateItem)
     /// There is no file at this path.

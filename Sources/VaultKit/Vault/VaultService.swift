@@ -34,7 +34,7 @@ public struct VaultService: Sendable {
 
     // MARK: Writing
 
-    /// Adds or updates the item of `account`; see ``Vault/set(_:service:account:label:generic:)-5d02y``.
+    /// Adds or updates the item of `account`; see ``Vault/set(_:service:account:label:generic:keepHistory:)-6l104``.
     public func set(_ secret: some SecretBytesConvertible, account: String, label: String? = nil, generic: Data? = nil) throws(VaultError) {
         try vault.set(secret, service: name, account: account, label: label, generic: generic)
     }

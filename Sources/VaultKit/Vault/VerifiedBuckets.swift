@@ -52,6 +52,30 @@ final class VerifiedBuckets {
 
     var hasRoom: Bool { rowCount < Self.rowLimit }
 
+    /// The history retention as a verified read (or this process's write) found it: the
+    /// settings row's id and nonce (`nil`: no row) and its value. A prepared `set` that
+    /// keeps a version requires that row in place under the lock, so an entry gone out of
+    /// date is refused there, never used; it outlives ``removeAll()`` for that reason.
+    var retention: (lookupID: [UInt8], nonce: [UInt8]?, value: Int)?
+
+    /// The nonces of kept versions this process wrote, by lookup id: how a prepared `set`
+    /// names the version its retention trims (the storage deletes it only if it holds
+    /// that nonce, so a stale one is refused as a retention is).
+    private var versionNonces: [[UInt8]: [UInt8]] = [:]
+    /// About 6 MiB; past it the nonces are forgotten (those `set`s are not prepared).
+    static let versionNonceLimit = 100_000
+
+    func versionNonce(_ lookupID: [UInt8]) -> [UInt8]? { versionNonces[lookupID] }
+
+    func rememberVersion(_ lookupID: [UInt8], nonce: [UInt8]) {
+        if versionNonces.count >= Self.versionNonceLimit { versionNonces = [:] }
+        versionNonces[lookupID] = nonce
+    }
+
+    func forgetVersion(_ lookupID: [UInt8]) {
+        versionNonces[lookupID] = nil
+    }
+
     func bucket(_ index: Int) -> Bucket? { buckets[index] }
 
     /// Keeps a bucket's rows as just verified.
@@ -122,10 +146,11 @@ final class VerifiedBuckets {
         discardTransaction()
     }
 
-    /// A prepared `set` committed, and what was verified carried over to the new version.
-    func applyPrepared(_ row: StoredRow, bucket: Int, digest: ManifestDigest, root: Root) {
-        apply(lookupID: row.lookupID, row: row)
-        buckets[bucket]?.digest = digest
+    /// A prepared `set` committed, and what was verified carried over to the new version:
+    /// its rows written (`nil`: deleted) and the digests of the buckets it changed.
+    func applyPrepared(_ rows: [(lookupID: [UInt8], row: StoredRow?)], digests: [(bucket: Int, digest: ManifestDigest)], root: Root) {
+        for (lookupID, row) in rows { apply(lookupID: lookupID, row: row) }
+        for (bucket, digest) in digests { buckets[bucket]?.digest = digest }
         self.root = root
     }
 

@@ -9,6 +9,9 @@ struct DeleteCommand: ParsableCommand {
             Exits with status 44 if the item does not exist. With --all instead of an \
             account, deletes every item of SERVICE (none is not an error).
 
+            The deleted item's last version is kept in its history, so 'vault restore' \
+            brings it back (see 'vault history --help'); --no-history keeps none.
+
             EXAMPLES:
               vault delete api.example.com alice
               vault delete api.example.com --all
@@ -32,6 +35,9 @@ struct DeleteCommand: ParsableCommand {
     @Flag(help: "Delete every item of SERVICE.")
     var all = false
 
+    @Flag(name: .customLong("no-history"), help: "Keep no version of what is deleted: it cannot be restored.")
+    var noHistory = false
+
     func validate() throws {
         if namesFile != nil {
             if service != nil || account != nil { throw ValidationError("give the service and account either as arguments or with --names-from, not both") }
@@ -52,11 +58,11 @@ struct DeleteCommand: ParsableCommand {
         let vault = try options.openItems()
         defer { vault.close() }
         if let account {
-            guard try vault.delete(service: service, account: account) else {
+            guard try vault.delete(service: service, account: account, keepHistory: !noHistory) else {
                 throw CLIError.itemNotFound(service: service, account: account)
             }
         } else {
-            try vault.deleteAll(service: service)
+            try vault.deleteAll(service: service, keepHistory: !noHistory)
         }
     }
 }

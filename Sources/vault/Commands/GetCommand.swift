@@ -25,11 +25,15 @@ struct GetCommand: ParsableCommand {
 
             --generic writes only the item's generic data, followed by one newline.
 
-            Exits with status 44 if the item does not exist.
+            --version N reads version N of the item's history instead of the current \
+            item ('vault history' lists the numbers), with any of the forms above.
+
+            Exits with status 44 if the item does not exist, or has no version N.
 
             EXAMPLES:
               vault get api.example.com alice | sed 's/^/Authorization: Bearer /' | curl -H @- https://api.example.com/
               vault get api.example.com alice --json | jq -r .modified
+              vault get api.example.com alice --version 3
             """
     )
 
@@ -38,9 +42,30 @@ struct GetCommand: ParsableCommand {
 
     @OptionGroup var format: SecretFormatOptions
 
+    @Option(name: .customLong("version"), help: ArgumentHelp("Read this version of the item's history instead of the current item.", valueName: "n"))
+    var versionNumber: UInt64?
+
     func run() throws {
         let vault = try options.openItems()
         defer { vault.close() }
+        if let versionNumber {
+            let (found, secret) = try item.run { (service, account) in
+                try HistoryNames.naming(service: service, account: account, version: versionNumber) {
+                    try vault.itemWithSecret(service: service, account: account, version: versionNumber)
+                }
+            }
+            if format.generic {
+                var output = SecretBytes()
+                if let data = found.generic { output.append(contentsOf: data) }
+                output.append(UInt8(ascii: "\n"))
+                try Output.writeStandardOutput(output)
+            } else if format.json {
+                try Output.writeStandardOutput(try Self.json(of: found, secret: secret))
+            } else {
+                try Output.writeSecretLine(secret)
+            }
+            return
+        }
         if !format.generic && !format.json {
             try item.run { (service, account) in try Self.writeSecret(of: vault, service: service, account: account) }
             return
@@ -53,21 +78,27 @@ struct GetCommand: ParsableCommand {
             } else if format.json {
                 let secret = try vault.secret(service: service, account: account)
                 let attributes = try vault.item(service: service, account: account)
-                var writer = JSONWriter()
-                writer.beginObject()
-                writer.attributes(of: attributes)
-                writer.key("secret")
-                try secret.withUnsafeBytes { bytes in
-                    guard UTF8Validation.isValid(bytes) else { throw CLIError.notUTF8ForJSON }
-                    writer.utf8String(bytes)
-                }
-                writer.endObject()
-                output.append(contentsOf: writer.buffer)
+                return try Self.json(of: attributes, secret: secret)
             }
             output.append(UInt8(ascii: "\n"))
             return output
         }
         try Output.writeStandardOutput(output)
+    }
+
+    /// `--json`: the item's attributes and its secret as one object and a newline.
+    private static func json(of item: VaultItem, secret: SecretBytes) throws -> SecretBytes {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.attributes(of: item)
+        writer.key("secret")
+        try secret.withUnsafeBytes { bytes in
+            guard UTF8Validation.isValid(bytes) else { throw CLIError.notUTF8ForJSON }
+            writer.utf8String(bytes)
+        }
+        writer.endObject()
+        writer.buffer.append(UInt8(ascii: "\n"))
+        return writer.buffer
     }
 
     /// The plain `vault get`: the secret's bytes and one newline (also ``FastPath``'s).

@@ -95,9 +95,9 @@ final class SecretServiceItemStore: SecretServiceStore {
     func items() throws -> [VaultItem] { try opened().items(service: nil) }
     func secret(service: String, account: String) throws -> SecretBytes { try opened().secret(service: service, account: account) }
     func set(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?) throws {
-        try opened().set(secret, service: service, account: account, label: label, generic: generic)
+        try opened().set(secret, service: service, account: account, label: label, generic: generic, keepHistory: true)
     }
-    func delete(service: String, account: String) throws -> Bool { try opened().delete(service: service, account: account) }
+    func delete(service: String, account: String) throws -> Bool { try opened().delete(service: service, account: account, keepHistory: true) }
 
     func lock() {
         vault?.close()

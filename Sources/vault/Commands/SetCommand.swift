@@ -11,6 +11,9 @@ struct SetCommand: ParsableCommand {
 
             --label and --generic, when omitted, keep the item's stored values.
 
+            The secret replaced is kept as a version of the item ('vault history'), \
+            unless --no-history.
+
             EXAMPLES:
               printf '%s\\n' 's3cr3t' | vault set api.example.com alice --label 'Example API'
               vault set ssh.example.com deploy < id_ed25519

@@ -29,6 +29,8 @@ enum CLIError: Error {
     case noNewPassphrase
     /// The terminal input ended (Ctrl-D) before anything was typed.
     case inputEnded(noun: String)
+    /// A question on the terminal was answered no: nothing was done.
+    case cancelled
     case emptyPassphrase
     case mismatch(what: String)
     case cannotRead(what: String, errno: Int32)
@@ -41,6 +43,8 @@ enum CLIError: Error {
     case noHomeDirectory
     case itemNotFound(service: String, account: String)
     case itemExists(service: String, account: String)
+    /// The item has no kept version of that number (`get --version`, `restore`).
+    case versionNotFound(service: String, account: String, version: UInt64)
     /// A name (or any argument) that is not valid UTF-8: refused, never repaired.
     case notUTF8Name(what: String)
     /// A key or passphrase file that others may read, or that belongs to another user.
@@ -80,6 +84,8 @@ enum Failure {
             ("no new passphrase available: set VAULT_NEW_PASSPHRASE_FILE or VAULT_NEW_PASSPHRASE, or run on a terminal", ExitStatus.failure)
         case .inputEnded(let noun):
             ("no \(noun) given: the terminal input ended", ExitStatus.failure)
+        case .cancelled:
+            ("cancelled: nothing was changed", ExitStatus.failure)
         case .emptyPassphrase:
             ("refusing an empty passphrase", ExitStatus.failure)
         case .mismatch(let what):
@@ -102,6 +108,8 @@ enum Failure {
             ("cannot find the vault: no --vault, VAULT_PATH, XDG_DATA_HOME or HOME", ExitStatus.failure)
         case .itemNotFound(let service, let account):
             ("item not found: service \(Escaping.quoted(service)), account \(Escaping.quoted(account))", ExitStatus.itemNotFound)
+        case .versionNotFound(let service, let account, let version):
+            ("no version \(version) of service \(Escaping.quoted(service)), account \(Escaping.quoted(account)) ('vault history' lists the versions kept)", ExitStatus.itemNotFound)
         case .notUTF8Name(let what):
             ("\(what) is not valid UTF-8; names must be UTF-8 text", ExitStatus.usage)
         case .insecureSecretFile(let what, let mode, let owner):

@@ -24,6 +24,9 @@ struct WriteArguments: ParsableArguments {
     @Option(help: ArgumentHelp("A name for people; kept when omitted on an update.", valueName: "text"))
     var label: String?
 
+    @Flag(name: .customLong("no-history"), help: "Keep no version of what this write replaces (for a token refreshed every hour, whose history nobody wants).")
+    var noHistory = false
+
     enum Mode { case set, add, update }
 
     func write(_ mode: Mode, options: VaultOptions) throws {
@@ -33,12 +36,12 @@ struct WriteArguments: ParsableArguments {
         let vault = try options.openItems()
         defer { vault.close() }
         try item.run { service, account in
-            try Self.write(mode, to: vault, service: service, account: account, label: label, generic: generic)
+            try Self.write(mode, to: vault, service: service, account: account, label: label, generic: generic, keepHistory: !noHistory)
         }
     }
 
     /// Reads the secret and writes the item (also ``FastPath``'s `vault set`).
-    static func write(_ mode: Mode, to vault: any ItemStore, service: String, account: String, label: String?, generic: String?) throws {
+    static func write(_ mode: Mode, to vault: any ItemStore, service: String, account: String, label: String?, generic: String?, keepHistory: Bool = true) throws {
         // Fail before the secret is typed or read, not after; the write itself
         // still checks atomically.
         let exists = try vault.contains(service: service, account: account)
@@ -47,9 +50,9 @@ struct WriteArguments: ParsableArguments {
         let secret = try SecretInput.read(service: service, account: account)
         let generic = generic.map { Data($0.utf8) }
         switch mode {
-        case .set: try vault.set(secret, service: service, account: account, label: label, generic: generic)
-        case .add: try vault.add(secret, service: service, account: account, label: label, generic: generic)
-        case .update: try vault.update(secret, service: service, account: account, label: label, generic: generic)
+        case .set: try vault.set(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
+        case .add: try vault.add(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
+        case .update: try vault.update(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory)
         }
     }
 }

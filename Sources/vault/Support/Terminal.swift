@@ -60,4 +60,24 @@ enum Terminal {
         guard first == second else { throw .mismatch(what: what) }
         return first
     }
+
+    /// Asks a yes/no question on the controlling terminal, with echo: `true` for an answer
+    /// starting with "y" or "Y", `false` for anything else (an empty line, end of input);
+    /// `nil` at once when standard input is not a terminal or there is none to ask on.
+    static func confirm(_ question: String) throws(CLIError) -> Bool? {
+        guard standardInputIsTerminal else { return nil }
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        Output.write(Escaping.terminalSafe(question), to: fd)
+        var first: UInt8?
+        var byte: UInt8 = 0
+        while true {
+            let n = SystemIO.retryingInterrupted { SystemIO.read(fd, &byte, 1) }
+            if n < 0 { throw .cannotRead(what: "the terminal", errno: errno) }
+            if n == 0 || byte == UInt8(ascii: "\n") { break }
+            if first == nil { first = byte }
+        }
+        return first == UInt8(ascii: "y") || first == UInt8(ascii: "Y")
+    }
 }

@@ -9,6 +9,8 @@
 //                                 print "ack set ACCOUNT VALUE" / "ack delete ACCOUNT" after each
 //   vault-test-writer passwd-loop VAULT KEYFILE              change the passphrase to "pass-i", print "ack i"
 //   vault-test-writer rekey-loop VAULT KEYFILE               re-key over and over, print "ack i"
+//   vault-test-writer history-loop VAULT KEYFILE             set h/a = "v-i" over and over, keeping history,
+//                                 print "ack i"
 //   vault-test-writer open-list VAULT KEYFILE                open and list; print "items N", or the error as
 //                                 "error io ERRNO" / "error other DESCRIPTION" (exit 0 either way)
 //   vault-test-writer hold-shared-lock VAULT KEYFILE NAME    take the vault's shared lock NAME, print "locked",
@@ -137,6 +139,11 @@ do {
     case "rekey-loop":
         for index in 0... {
             try vault.rekey()
+            emit("ack \(index)")
+        }
+    case "history-loop":
+        for index in 0... {
+            try vault.set("v-\(index)", service: "h", account: "a")
             emit("ack \(index)")
         }
     default:
