@@ -10,7 +10,7 @@ import FuzzSupport
 func fuzzRecordDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
     do {
-        let (_, secret) = try ItemRecord.decode(bytes)
+        let (_, secret, _) = try ItemRecord.decode(bytes)
         precondition(secret.lowerBound >= 0 && secret.upperBound <= size)
     } catch {
         guard error.code == .tampered else { fatalError("unexpected error \(error)") }
