@@ -46,4 +46,34 @@ import VaultKit
         }
         #expect(stored == old.1)
     }
+
+    /// A version purged for good, put back by a DBA who kept a copy of its row, is never
+    /// listed or returned, not even by a process that verified the vault before the purge
+    /// and holds it open: the row is not one the process verified, so its bucket is
+    /// verified again, and it no longer matches.
+    @Test func aPurgedVersionPutBackIsNotReadBack() throws {
+        let (vault, _, location, _) = try TestServer.countedVault()
+        try vault.set("leaked", service: "s", account: "a")
+        try vault.set("rotated", service: "s", account: "a")
+        let attacker = try TestServer.attacker()
+        let name = PostgresConnection.Parameter.text(location.vaultName)
+        let copied = try attacker.query("SELECT lookup_id, service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1", [name]) { rows in
+            (0..<rows.count).map { (rows.array($0, 0), rows.array($0, 1), rows.array($0, 2), rows.array($0, 3)) }
+        }
+        #expect(try vault.history(service: "s", account: "a").map(\.number) == [2, 1])
+        #expect(try vault.purgeHistory(service: "s", account: "a") == 1)
+        #expect(try vault.history(service: "s", account: "a").map(\.number) == [2])
+        let stored = try attacker.query("SELECT lookup_id FROM vaultkit_items WHERE vault = $1", [name]) { rows in
+            Set((0..<rows.count).map { rows.array($0, 0) })
+        }
+        for row in copied where !stored.contains(row.0) {
+            _ = try attacker.change("INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)",
+                                    [name, .bytes(row.0), .bytes(row.1), .bytes(row.2), .bytes(row.3)])
+        }
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try vault.itemWithSecret(service: "s", account: "a", version: 1) }
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try vault.history(service: "s", account: "a") }
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try vault.restore(service: "s", account: "a", version: 1) }
+        let verify = try #require(throws: VaultError.self) { try vault.verify() }
+        #expect(verify.code == .tampered)
+    }
 }

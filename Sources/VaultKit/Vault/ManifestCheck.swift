@@ -123,6 +123,17 @@ final class ManifestCheck {
     /// The rows and root behind what was verified, kept to prepare `set`s from.
     let verified = VerifiedBuckets()
 
+    /// Forgets that `bucket` was verified (the others stay): the next use verifies it from
+    /// its rows again (``UnlockedVault/verifyAgain(buckets:)`` says when).
+    func forget(bucket: Int) {
+        if allBucketsVerified {
+            allBucketsVerified = false
+            for index in verifiedBuckets.indices { verifiedBuckets[index] = true }
+        }
+        verifiedBuckets[bucket] = false
+        carriedBuckets[bucket] = false
+    }
+
     /// Forgets what reads may rely on: another connection committed, so the next read
     /// verifies again. The rows kept for prepared sets stay (``VerifiedBuckets`` says why
     /// another commit cannot make a prepared set write a wrong state), and so do the

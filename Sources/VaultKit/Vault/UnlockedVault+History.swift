@@ -206,8 +206,10 @@ extension UnlockedVault {
         return try followingRekey { (vault) throws(VaultError) in
             try vault.store.readTransaction { () throws(VaultError) in
                 let kept = try vault.keptVersions(service: service, account: account)
-                let current = try vault.storedItem(lookupID: vault.keys.lookupID(service: service, account: account), service: service, account: account)
+                let lookupID = vault.keys.lookupID(service: service, account: account)
+                let current = try vault.storedItem(lookupID: lookupID, service: service, account: account)
                 try vault.ensureManifestVerified(bucket: nil)
+                try vault.verifyAgain(buckets: Set(kept.map { Manifest.bucket(of: $0.row.lookupID) } + [Manifest.bucket(of: lookupID)]))
                 let highest = kept.map(\.number).max() ?? 0
                 var versions = kept.sorted { $0.number > $1.number }.map { Self.version($0.opened, number: $0.number) }
                 if let current {
@@ -220,20 +222,33 @@ extension UnlockedVault {
         }
     }
 
+    /// Verifies `buckets` from their rows again in this read transaction, whatever this
+    /// process verified before. History is what returns secrets that were replaced or
+    /// purged, and a row put back without the header moving (a DBA's snapshot of a purged
+    /// version) is not seen by a storage's version inside a transaction (PostgreSQL
+    /// compares row versions in lone reads only), so each call checks the rows it returns
+    /// against the digests the root proved: a bucket read per version listed.
+    mutating func verifyAgain(buckets: Set<Int>) throws(VaultError) {
+        for bucket in buckets.sorted() {
+            manifestCheck.forget(bucket: bucket)
+            try ensureManifestVerified(bucket: bucket)
+        }
+    }
+
     /// Kept version `number` of an item, or the current item when that is its number.
     mutating func version(service: String, account: String, number: UInt64) throws(VaultError) -> (VaultItem, SecretBytes) {
         try Self.validate(service: service, account: account)
         return try followingRekey { (vault) throws(VaultError) in
             try vault.store.readTransaction { () throws(VaultError) -> (VaultItem, SecretBytes) in
                 let versionID = vault.keys.versionLookupID(service: service, account: account, number: number)
-                try vault.ensureManifestVerified(bucket: Manifest.bucket(of: versionID))
+                try vault.verifyAgain(buckets: [Manifest.bucket(of: versionID)])
                 let kept = try vault.store.withSealedItem(lookupID: versionID) { (_, nonce, sealed) throws(VaultError) in
                     try vault.openRecord(lookupID: versionID, expected: (service, account), version: number, nonce: nonce, sealed: sealed)
                 }
                 if let (item, plaintext, range, _) = kept { return (item, SecretBytes(record: plaintext, range: range)) }
                 // The current item's number: its own, or (unnumbered) the one after the kept versions.
                 let lookupID = vault.keys.lookupID(service: service, account: account)
-                try vault.ensureManifestVerified(bucket: Manifest.bucket(of: lookupID))
+                try vault.verifyAgain(buckets: [Manifest.bucket(of: lookupID)])
                 guard let current = try vault.storedItem(lookupID: lookupID, service: service, account: account) else { throw .versionNotFound }
                 var currentNumber = current.provenance.number
                 if currentNumber == 0 {
