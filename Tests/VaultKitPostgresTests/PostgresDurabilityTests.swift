@@ -18,13 +18,7 @@ import VaultKit
         let server = try CrashableServer()
         let location = try server.location("durable")
         let key = VaultKey.random()
-        _ = try Vault.create(postgres: location, key: key)
-        // The vault owns the storage; the test reads its session on the same thread
-        // (as `TestServer.countedVault()`).
-        let opened = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
-        let address = UInt(bitPattern: Unmanaged.passUnretained(opened).toOpaque())
-        let vault = try Vault.open(opened, key: key)
-        let storage = Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
+        let (vault, storage) = try Self.createdVault(location, key: key)
         try vault.set(SecretBytes("before"), service: "s", account: "a")
         #expect(storage.connection.hasDurabilityBarrier)
 
@@ -58,11 +52,7 @@ import VaultKit
         try server.superuser().execute("REVOKE EXECUTE ON FUNCTION \(PostgresSQL.barrierFunction) FROM PUBLIC")
         let location = try server.location("synchronous")
         let key = VaultKey.random()
-        _ = try Vault.create(postgres: location, key: key)
-        let opened = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
-        let address = UInt(bitPattern: Unmanaged.passUnretained(opened).toOpaque())
-        let vault = try Vault.open(opened, key: key)
-        let storage = Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
+        let (vault, storage) = try Self.createdVault(location, key: key)
         try vault.set(SecretBytes("before"), service: "s", account: "a")
         #expect(!storage.connection.hasDurabilityBarrier)
 
@@ -129,6 +119,17 @@ import VaultKit
         defer { afterReader.close() }
         try afterReader.useRollbackGuard(readerGuard)
         #expect(try afterReader.secret(service: "s", account: "x") == SecretBytes("new"))
+    }
+
+    /// A new vault at `location`, opened on a storage the test can read the session of.
+    /// The vault owns the storage; the test reads its session on the same thread (as
+    /// `TestServer.countedVault()`).
+    static func createdVault(_ location: PostgresVaultLocation, key: VaultKey) throws -> (Vault, PostgresVaultStorage) {
+        _ = try Vault.create(postgres: location, key: key)
+        let opened = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
+        let address = UInt(bitPattern: Unmanaged.passUnretained(opened).toOpaque())
+        let vault = try Vault.open(opened, key: key)
+        return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue())
     }
 
     /// Puts vault `target`'s rows in place of those of vault `name`, as a writer of the
