@@ -12,6 +12,8 @@ extension PostgresConnection {
         case nullText
         /// A one-dimensional `bytea[]` without NULLs.
         case byteaArray([[UInt8]])
+        /// A one-dimensional `int8[]` without NULLs.
+        case int64Array([Int64])
 
         var typeOID: Oid {
             switch self {
@@ -19,6 +21,7 @@ extension PostgresConnection {
             case .text, .nullText: 25  // text
             case .int64, .nullInt64: 20  // int8
             case .byteaArray: 1001  // bytea[]
+            case .int64Array: 1016  // int8[]
             }
         }
 
@@ -36,6 +39,13 @@ extension PostgresConnection {
                 for element in elements {
                     Self.append(Int32(element.count), to: &buffer)
                     buffer += element
+                }
+            case .int64Array(let elements):
+                let header: [Int32] = [1, 0, 20, Int32(elements.count), 1]
+                for value in header { Self.append(value, to: &buffer) }
+                for element in elements {
+                    Self.append(8, to: &buffer)
+                    withUnsafeBytes(of: element.bigEndian) { buffer += $0 }
                 }
             case .nullBytes, .nullInt64, .nullText: return false
             }

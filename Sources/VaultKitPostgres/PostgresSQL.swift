@@ -62,11 +62,30 @@ enum PostgresSQL {
         ON CONFLICT (vault) DO NOTHING
         """
 
+    /// The change marker's table and index (docs/FORMAT.md section 13.1), created by the
+    /// first host of this release that opens a vault whose tables lack them and may create
+    /// tables, under the creation lock.
+    static let createChanges = "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.creationLock)); " + PostgresSchema.changes.joined(separator: "; ") + "; COMMIT"
+
     /// Every column of the vault's tables as `table.column type nullable`.
     static let schemaColumns = """
         SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable
         FROM information_schema.columns
-        WHERE table_schema = current_schema() AND table_name IN \(PostgresSchema.tableList)
+        WHERE table_schema = current_schema() AND table_name IN \(PostgresSchema.checkedTableList)
+        """
+
+    /// How many valid, plain b-tree indexes on `vaultkit_manifest_changes` have exactly the
+    /// columns `(vault, changed)`: the range scan the change marker is read by.
+    static let schemaChangesIndex = """
+        SELECT count(*) FROM pg_index i
+        JOIN pg_class c ON c.oid = i.indrelid
+        JOIN pg_class x ON x.oid = i.indexrelid
+        JOIN pg_am am ON am.oid = x.relam
+        WHERE c.relname = 'vaultkit_manifest_changes' AND c.relnamespace = current_schema()::regnamespace
+          AND am.amname = 'btree' AND i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL
+          AND (SELECT array_agg(a.attname::text ORDER BY k.ordinality)
+               FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ordinality)
+               JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum) = ARRAY['vault', 'changed']
         """
 
     /// The primary keys of the vault's tables as `table:column,column`, in key order.
@@ -77,7 +96,7 @@ enum PostgresSQL {
         CROSS JOIN LATERAL unnest(p.conkey) WITH ORDINALITY AS k(attnum, ordinality)
         JOIN pg_attribute a ON a.attrelid = p.conrelid AND a.attnum = k.attnum
         WHERE p.contype = 'p' AND c.relnamespace = current_schema()::regnamespace
-          AND c.relname IN \(PostgresSchema.tableList)
+          AND c.relname IN \(PostgresSchema.checkedTableList)
         GROUP BY c.relname, p.oid
         """
 
@@ -86,9 +105,9 @@ enum PostgresSQL {
     static let schemaHooks = """
         SELECT (SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
                 WHERE NOT t.tgisinternal AND c.relnamespace = current_schema()::regnamespace
-                  AND c.relname IN \(PostgresSchema.tableList))
+                  AND c.relname IN \(PostgresSchema.checkedTableList))
              + (SELECT count(*) FROM pg_rules WHERE schemaname = current_schema()
-                  AND tablename IN \(PostgresSchema.tableList))
+                  AND tablename IN \(PostgresSchema.checkedTableList))
         """
 
     // MARK: Header
@@ -285,7 +304,27 @@ enum PostgresSQL {
 
     // MARK: Manifest rows changed since a state (FORMAT.md section 13.1)
 
-    /// The bucket rows of vault `$1` written by a transaction newer than `$2` (a header
+    /// The buckets of vault `$1` whose change marker is above generation `$2`, and bucket
+    /// `$3` (NULL: none), each once with its digest (NULL: the bucket has no row, so a
+    /// bucket emptied since is listed too). An index range and a probe per bucket listed:
+    /// nothing when nothing changed. A hint only: the engine checks the sum
+    /// (``PostgresVaultStorage/manifestBuckets(changedSince:including:)``).
+    static let manifestDigestsChangedSinceGeneration = """
+        SELECT b.bucket, m.digest FROM (
+            SELECT c.bucket FROM vaultkit_manifest_changes c WHERE c.vault = $1 AND c.changed > $2
+            UNION SELECT $3::bigint WHERE $3::bigint IS NOT NULL
+        ) AS b LEFT JOIN vaultkit_manifest m ON m.vault = $1 AND m.bucket = b.bucket
+        """
+
+    /// Marks buckets `$2` (an array) of vault `$1` as changed by the commit of generation
+    /// `$3`: sent by every write that changes bucket digests, in its transaction.
+    static let markChanges = """
+        INSERT INTO vaultkit_manifest_changes (vault, bucket, changed) SELECT $1, unnest($2::bigint[]), $3
+        ON CONFLICT (vault, bucket) DO UPDATE SET changed = EXCLUDED.changed
+        """
+
+    /// Where the change marker is missing (a role that may not create it, docs/FORMAT.md
+    /// section 13.1): the bucket rows of vault `$1` written by a transaction newer than `$2` (a header
     /// row's `xmin`: younger rows have a smaller `age`), and the row of bucket `$3` (NULL:
     /// none) whatever its age. An optimisation only: the engine checks the sum
     /// (``PostgresVaultStorage/manifestBuckets(changedSince:including:)``).

@@ -58,10 +58,34 @@ enum PostgresSchema {
             PRIMARY KEY (vault, name)
         )
         """
-    static let all = [headerTable, itemsTable, itemsByServiceIndex, manifestTable, hostWrapsTable]
+    /// Which manifest buckets each vault's commits changed, by the generation of the commit
+    /// that last wrote each (docs/FORMAT.md section 13.1): a reader that proved the digests
+    /// at generation `g` lists the buckets changed since with one range of the index below.
+    /// An untrusted hint: the keyed sum of the digests stays the proof, so a wrong row can
+    /// only cost a full read. No `REFERENCES`: nothing here needs the header row to exist,
+    /// and a foreign key would cost every write a lookup.
+    ///
+    /// Why a table of its own, not a column of `vaultkit_manifest`: hosts of earlier releases
+    /// check exactly the columns of the four tables of ``tableList``, so they keep opening a
+    /// vault whose tables a newer host extended this way (a column would make them refuse
+    /// it), and a row per bucket outlives its digest row, so a bucket emptied is listed too.
+    static let changesTable = """
+        CREATE TABLE IF NOT EXISTS vaultkit_manifest_changes (
+            vault text NOT NULL,
+            bucket bigint NOT NULL,
+            changed bigint NOT NULL,
+            PRIMARY KEY (vault, bucket)
+        )
+        """
+    static let changesByGenerationIndex = "CREATE INDEX IF NOT EXISTS vaultkit_manifest_changes_by_generation ON vaultkit_manifest_changes (vault, changed)"
+    static let changes = [changesTable, changesByGenerationIndex]
+    static let all = [headerTable, itemsTable, itemsByServiceIndex, manifestTable, hostWrapsTable] + changes
 
-    /// The tables a vault's schema check covers, as an SQL list.
+    /// The tables every release's schema check covers, as an SQL list (earlier releases
+    /// check these four only).
     static let tableList = "('vaultkit_header', 'vaultkit_items', 'vaultkit_manifest', 'vaultkit_host_wraps')"
+    /// ``tableList`` and the change marker's table: what this release checks.
+    static let checkedTableList = "('vaultkit_header', 'vaultkit_items', 'vaultkit_manifest', 'vaultkit_host_wraps', 'vaultkit_manifest_changes')"
 
     /// Every column as `table.column type nullable`, as `information_schema.columns`
     /// reports it: what ``PostgresVaultStorage/checkSchema(formatVersion:)`` compares.
@@ -101,6 +125,16 @@ enum PostgresSchema {
         "vaultkit_manifest:vault,bucket",
         "vaultkit_host_wraps:vault,name",
     ]
+
+    /// The change marker's columns and primary key, as ``expectedColumns`` and
+    /// ``expectedPrimaryKeys`` list theirs: a schema has all of them or none (the layout
+    /// of earlier releases).
+    static let expectedChangesColumns: Set<String> = [
+        "vaultkit_manifest_changes.vault text NO",
+        "vaultkit_manifest_changes.bucket bigint NO",
+        "vaultkit_manifest_changes.changed bigint NO",
+    ]
+    static let expectedChangesPrimaryKey = "vaultkit_manifest_changes:vault,bucket"
 
     /// Serialises concurrent first-time creation of the tables (`CREATE TABLE IF NOT
     /// EXISTS` races itself): a transaction-scoped advisory lock on this number.

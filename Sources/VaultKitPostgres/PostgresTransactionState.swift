@@ -50,6 +50,11 @@ enum PostgresTransactionState {
         /// The insert sent with the lock (``PostgresVaultStorage/writeTransaction(opening:_:)``)
         /// and what it did, until the engine asks for it.
         var openingResult: (row: StoredRow, inserted: Bool, found: StoredRow?)?
+        /// The buckets whose digest rows this transaction wrote or deleted (`nil`: every
+        /// bucket), and the generation it wrote with the root: the change markers its
+        /// commit records (docs/FORMAT.md section 13.1).
+        var changedBuckets: Set<Int>? = []
+        var generationWritten: UInt64?
 
         /// This transaction's id as the rows it writes carry it (`xmin`: the low 32 bits).
         var ownXmin: UInt32? { ownTransaction.map { UInt32(truncatingIfNeeded: $0) } }

@@ -12,6 +12,7 @@ extension PostgresVaultStorage {
     }
 
     package func writeManifestRoot(_ root: ManifestDigest, tag: ManifestDigest, generation: UInt64) throws(StorageError) {
+        transaction.updateWrite { $0.generationWritten = generation }
         try write(changingHeader: true, PostgresSQL.writeManifestRoot,
                   [.text(vault), .bytes(root.bytes), .bytes(tag.bytes), .int64(Int64(bitPattern: generation))])
     }
@@ -36,6 +37,7 @@ extension PostgresVaultStorage {
     }
 
     package func setManifestDigest(bucket: Int, _ digest: ManifestDigest) throws(StorageError) {
+        transaction.updateWrite { $0.changedBuckets?.insert(bucket) }
         if manifestCacheUsable { manifestCache.record(bucket, digest.isZero ? nil : digest.bytes) }
         if digest.isZero {
             try write(PostgresSQL.deleteManifestDigest, [.text(vault), .int64(Int64(bucket))])
@@ -60,26 +62,44 @@ extension PostgresVaultStorage {
         }
     }
 
-    /// The header row's `xmin` in the vault state this transaction read (``PostgresRowVersions``).
+    /// The state this transaction read: the generation of the header row it read, with the
+    /// change marker (authentic once the engine verified that row's tag); else the header
+    /// row's `xmin` (``PostgresRowVersions``). A storage keeps one kind for its life, and a
+    /// mark of the other kind could only cost a full read (the engine's sum decides).
     package var manifestMark: Int64? {
-        guard transaction.inTransaction, let header = rowVersions.headerXmin else { return nil }
+        guard transaction.inTransaction else { return nil }
+        if changeMarkers {
+            guard let row = transaction.headerRow, let generation = try? row.generation() else { return nil }
+            return Int64(bitPattern: generation)
+        }
+        guard let header = rowVersions.headerXmin else { return nil }
         return Int64(header)
     }
 
-    /// The bucket rows whose `xmin` is younger than the header's at `mark`: every engine
-    /// writer after that state took the header row's lock after its writer committed, so
-    /// got a younger transaction id. A row deleted, or written by an older transaction
-    /// (one that began before and committed after), is not listed; the engine's sum over
-    /// the digests catches that and reads every bucket (FORMAT.md section 13.1).
-    package func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) -> [(bucket: Int64, digest: [UInt8])]? {
-        guard transaction.inTransaction, let xid = UInt32(exactly: mark) else { return nil }
+    /// With the change marker: the buckets marked by a commit of a later generation than
+    /// `mark` (every engine writer records the buckets it changes, under the header lock,
+    /// so in commit order), each with its digest or none. Without it: the bucket rows
+    /// whose `xmin` is younger than the header's at `mark` (every engine writer after that
+    /// state took the header row's lock after its writer committed, so got a younger
+    /// transaction id; a row deleted, or written by an older transaction, is not listed).
+    /// Either way a hint: a change it misses (a writer of an earlier release writes no
+    /// marker) or makes up is caught by the engine's sum, which then reads every bucket
+    /// (FORMAT.md section 13.1).
+    package func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) -> [(bucket: Int64, digest: [UInt8]?)]? {
+        guard transaction.inTransaction else { return nil }
+        let (sql, since): (String, PostgresConnection.Parameter)
+        if changeMarkers {
+            (sql, since) = (PostgresSQL.manifestDigestsChangedSinceGeneration, .int64(mark))
+        } else {
+            guard let xid = UInt32(exactly: mark) else { return nil }
+            (sql, since) = (PostgresSQL.manifestDigestsChangedSince, .text(String(xid)))
+        }
         let usable = manifestCacheUsable
         return try run { () throws in
-            try connection.query(PostgresSQL.manifestDigestsChangedSince,
-                                 [.text(vault), .text(String(xid)), bucket.map { .int64(Int64($0)) } ?? .nullInt64]) { rows in
+            try connection.query(sql, [.text(vault), since, bucket.map { .int64(Int64($0)) } ?? .nullInt64]) { rows in
                 manifestRowsRead += rows.count
                 let listed = (0..<rows.count).map { row in
-                    let (bucket, digest) = (rows.int64(row, 0), rows.array(row, 1))
+                    let (bucket, digest) = (rows.int64(row, 0), rows.isNull(row, 1) ? nil : rows.array(row, 1))
                     if usable { manifestCache.record(Int(bucket), digest) }
                     return (bucket, digest)
                 }
@@ -95,7 +115,19 @@ extension PostgresVaultStorage {
     }
 
     package func deleteAllManifestBuckets() throws(StorageError) {
+        transaction.updateWrite { $0.changedBuckets = nil }
         if manifestCacheUsable { manifestCache.removeAll() }
         try write(PostgresSQL.deleteAllManifestDigests, [.text(vault)])
+    }
+
+    /// Queues the change markers of the buckets `buckets` (`nil`: every bucket) for the
+    /// commit of `generation`, in the transaction in progress, if the tables have them.
+    /// Without a generation (no root written) nothing is marked: a reader then misses the
+    /// change, its sum does not match, and it reads every bucket.
+    func enqueueChangeMarkers(_ buckets: Set<Int>?, generation: UInt64?) throws {
+        guard changeMarkers, let generation else { return }
+        let marked = buckets.map { $0.sorted() } ?? Array(0..<PostgresRowVersions.bucketCount)
+        guard !marked.isEmpty else { return }
+        try connection.enqueue(PostgresSQL.markChanges, [.text(vault), .int64Array(marked.map(Int64.init)), .int64(Int64(bitPattern: generation))])
     }
 }

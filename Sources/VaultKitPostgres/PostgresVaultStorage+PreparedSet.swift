@@ -103,6 +103,7 @@ extension PostgresVaultStorage {
         for other in set.otherBuckets {
             try enqueueDigest(bucket: other.bucket, before: other.before, after: other.after)
         }
+        try enqueueChangeMarkers(Set([set.bucket] + set.otherBuckets.map(\.bucket)), generation: set.generation)
     }
 
     /// The write of a bucket's digest row from `before` to `after` (`nil`: no row).

@@ -18,21 +18,50 @@ extension PostgresVaultStorage {
                 throw error
             }
         }
+        // Whether the writes record change markers: the tables were created (or found) above.
+        try checkSchema(formatVersion: header.formatVersion)
     }
 
     /// Checks that the database holds exactly the tables, columns and keys of
     /// ``PostgresSchema`` and no user trigger or rule on them: a trigger could change what
     /// a statement does, a missing key could let one lookup id be stored twice.
+    ///
+    /// Two layouts pass: with the change marker's table and index (``changeMarkers``), or
+    /// without them (earlier releases'). Without them, the table is created if this role
+    /// may (then checked again); else this storage lists changed buckets by row versions.
     package func checkSchema(formatVersion: Int) throws(StorageError) {
         // Format 4 (item history) has format 3's tables; a format-3 vault is upgraded on open.
         guard (3...VaultHeader.currentFormatVersion).contains(formatVersion) else { throw .schemaChanged }
         try run { () throws in
-            let columns = try connection.query(PostgresSQL.schemaColumns) { rows in Set((0..<rows.count).map { rows.text($0, 0) }) }
-            let keys = try connection.query(PostgresSQL.schemaPrimaryKeys) { rows in Set((0..<rows.count).map { rows.text($0, 0) }) }
-            let hooks = try connection.query(PostgresSQL.schemaHooks) { rows in rows.int64(0, 0) }
-            guard columns == PostgresSchema.expectedColumns, keys == PostgresSchema.expectedPrimaryKeys, hooks == 0 else {
-                throw StorageError.schemaChanged
+            if try checkedLayout() { return }
+            do {
+                try connection.execute(PostgresSQL.createChanges)
+            } catch is PostgresFailure {
+                // A role without CREATE: the earlier layout stays, and so does `xmin`.
+                try? connection.execute(PostgresSQL.rollback)
+                return
             }
+            // Still the earlier layout if the table is another role's that this one may not read.
+            _ = try checkedLayout()
         }
+    }
+
+    /// Compares the layout with the two that pass, and sets ``changeMarkers``; returns
+    /// whether the change marker is there.
+    private func checkedLayout() throws -> Bool {
+        let columns = try connection.query(PostgresSQL.schemaColumns) { rows in Set((0..<rows.count).map { rows.text($0, 0) }) }
+        let keys = try connection.query(PostgresSQL.schemaPrimaryKeys) { rows in Set((0..<rows.count).map { rows.text($0, 0) }) }
+        let hooks = try connection.query(PostgresSQL.schemaHooks) { rows in rows.int64(0, 0) }
+        guard hooks == 0 else { throw StorageError.schemaChanged }
+        if columns == PostgresSchema.expectedColumns, keys == PostgresSchema.expectedPrimaryKeys {
+            changeMarkers = false
+            return false
+        }
+        let index = try connection.query(PostgresSQL.schemaChangesIndex) { rows in rows.int64(0, 0) }
+        guard columns == PostgresSchema.expectedColumns.union(PostgresSchema.expectedChangesColumns),
+              keys == PostgresSchema.expectedPrimaryKeys.union([PostgresSchema.expectedChangesPrimaryKey]), index >= 1
+        else { throw StorageError.schemaChanged }
+        changeMarkers = true
+        return true
     }
 }

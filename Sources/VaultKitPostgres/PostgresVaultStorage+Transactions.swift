@@ -45,6 +45,7 @@ extension PostgresVaultStorage {
                 // The lock is released as the server commits; the call returns once the
                 // commit is durable (the barrier behind it).
                 let barrier = try run { () throws in
+                    try enqueueChangeMarkers(write.changedBuckets, generation: write.generationWritten)
                     try connection.enqueueAsynchronousCommit()
                     try connection.enqueue(PostgresSQL.commit)
                     return try connection.flushCommitting()

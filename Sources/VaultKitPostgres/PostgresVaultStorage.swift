@@ -55,6 +55,10 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     var ownCommitVersion: Int64 = -1
     /// The vault's state and the row versions verified under ``snapshotVersion``.
     var rowVersions = PostgresRowVersions()
+    /// Whether the tables have the change marker (``PostgresSchema/changesTable``), as the
+    /// schema check found: writes then record the buckets they change by generation, and
+    /// changed buckets are listed from it; else by row versions (``manifestMark``).
+    var changeMarkers = false
     /// Manifest bucket rows this storage has read, for the tests: re-verifying a root
     /// after another writer's commit reads the rows it changed, not all.
     var manifestRowsRead = 0

@@ -159,13 +159,13 @@ package protocol VaultStorage: AnyObject {
     /// which bucket rows changed since a state.
     var manifestMark: Int64? { get }
 
-    /// The bucket rows stored now, in the transaction in progress, that were written after
-    /// the state `mark` named, and the row of `bucket` (if any) whatever its age, with
-    /// their digests; `nil` (the default): not known, and the engine reads every bucket. The list may miss a change (a bucket row deleted, or
+    /// The buckets whose rows, in the transaction in progress, were written or deleted after
+    /// the state `mark` named, and `bucket` whatever its age, with their digests (`nil`: the
+    /// bucket has no row now); `nil` (the default): not known, and the engine reads every bucket. The list may miss a change (a bucket row deleted, or
     /// written by a transaction older than the mark): the engine accepts it only when the
     /// digests it verified at `mark`, with these in their place, sum to the tagged root,
     /// and reads every bucket otherwise (``ManifestCheck``).
-    func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) -> [(bucket: Int64, digest: [UInt8])]?
+    func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) -> [(bucket: Int64, digest: [UInt8]?)]?
 
     /// After ``snapshotVersion`` moved: keeps under the new version what vouched, under an
     /// earlier one, for lone reads of `buckets`' rows (the engine found these buckets'
@@ -192,7 +192,7 @@ package protocol VaultStorage: AnyObject {
 
 extension VaultStorage {
     package var manifestMark: Int64? { nil }
-    package func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) -> [(bucket: Int64, digest: [UInt8])]? { nil }
+    package func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) -> [(bucket: Int64, digest: [UInt8]?)]? { nil }
     package func carryVerifiedBuckets(_ buckets: [Int]) -> [Int] { [] }
 }
 

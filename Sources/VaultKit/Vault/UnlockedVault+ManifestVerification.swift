@@ -128,9 +128,17 @@ extension UnlockedVault {
     private func provenFromChanges(to root: ManifestDigest, including bucket: Int?) throws(VaultError) -> ProvenManifest? {
         guard var proven = manifestCheck.proven, let mark = store.manifestMark else { return nil }
         guard let listed = try store.manifestBuckets(changedSince: proven.mark, including: bucket) else { return nil }
-        var changed = try listed.map { (bucket, bytes) throws(VaultError) in
-            let valid = bytes.withUnsafeBytes { bytes in Result { () throws(VaultError) in try Self.validBucket(bucket, bytes) } }
-            return try valid.get()
+        var changed: [(Int, ManifestDigest)] = []
+        for (listedBucket, bytes) in listed {
+            guard let bytes else {
+                // Listed as now empty. A bucket number no vault has is a bad hint, not a
+                // stored digest: every bucket is read instead.
+                guard (0..<Int64(Manifest.bucketCount)).contains(listedBucket) else { return nil }
+                changed.append((Int(listedBucket), .zero))
+                continue
+            }
+            let valid = bytes.withUnsafeBytes { bytes in Result { () throws(VaultError) in try Self.validBucket(listedBucket, bytes) } }
+            changed.append(try valid.get())
         }
         // `bucket` not listed: it has no stored row (an empty bucket, or one deleted).
         if let bucket, !changed.contains(where: { $0.0 == bucket }) { changed.append((bucket, .zero)) }

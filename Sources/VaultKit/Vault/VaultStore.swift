@@ -178,7 +178,7 @@ struct VaultStore {
 
     var manifestMark: Int64? { storage.manifestMark }
 
-    func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(VaultError) -> [(bucket: Int64, digest: [UInt8])]? {
+    func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(VaultError) -> [(bucket: Int64, digest: [UInt8]?)]? {
         try Self.converting { () throws(StorageError) in try storage.manifestBuckets(changedSince: mark, including: bucket) }
     }
 

@@ -1,0 +1,218 @@
+import Foundation
+import StorageConformance
+import Testing
+import TestTraits
+import TestSupport
+import VaultKit
+@testable import VaultKitPostgres
+
+/// The change marker (docs/FORMAT.md section 13.1): which manifest buckets changed since
+/// a process last verified is an index range over `vaultkit_manifest_changes`, keyed by the
+/// vault's generation. The marker is a hint: the keyed sum stays the proof.
+@Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresChangeMarkerTests {
+    static let accounts = (0..<40).map { "a\($0)" }
+
+    /// A reader of 40 items, verified whole, its counted storage, and another process on the vault.
+    static func fixture() throws -> (reader: Vault, storage: PostgresVaultStorage, writer: Vault, location: PostgresVaultLocation) {
+        let (reader, storage, location, key) = try TestServer.countedVault()
+        try reader.batch { batch in
+            for account in accounts { try batch.set("v-" + account, service: "s", account: account) }
+        }
+        try reader.verify()
+        return (reader, storage, try Vault.open(postgres: location, key: key), location)
+    }
+
+    /// An existing vault opened on a storage the test can inspect (as ``TestServer/countedVault()``).
+    static func counted(_ location: PostgresVaultLocation, key: VaultKey) throws -> (vault: Vault, storage: PostgresVaultStorage) {
+        let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
+        let address = UInt(bitPattern: Unmanaged.passUnretained(storage).toOpaque())
+        let vault = try Vault.open(storage, key: key)
+        return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue())
+    }
+
+    /// How many digest rows the vault has: what a full read of the buckets reads.
+    static func digestRows(_ location: PostgresVaultLocation) throws -> Int {
+        try TestServer.attacker().query("SELECT count(*) FROM vaultkit_manifest WHERE vault = $1", [.text(location.vaultName)]) { Int($0.int64(0, 0)) }
+    }
+
+    /// Round trips of a reader's `get` of an item it verified, after another process's `set`
+    /// of another item (the fewest over several accounts: one in about 500 shares a bucket).
+    @Test func aGetAfterAnotherProcesssSetIsRoundTrips() throws {
+        let (reader, storage, writer, _) = try Self.fixture()
+        for account in Self.accounts { _ = try reader.string(service: "s", account: account) }
+        var counts: [Int] = []
+        for (round, account) in Self.accounts.dropFirst().prefix(8).enumerated() {
+            try writer.set("w\(round)", service: "s", account: "a0")
+            let before = storage.connection.roundTrips
+            #expect(try reader.string(service: "s", account: account) == "v-" + account)
+            counts.append(storage.connection.roundTrips - before)
+        }
+        print("PGMARK get after foreign set: round trips \(counts)")
+    }
+
+    /// Every commit marks the buckets it changed with its generation, in the marker's
+    /// table; a reader then reads only those buckets' rows (and the one it verifies).
+    @Test func aCommitMarksItsBucketsWithItsGeneration() throws {
+        let (reader, storage, writer, location) = try Self.fixture()
+        #expect(storage.changeMarkers)
+        let name = PostgresConnection.Parameter.text(location.vaultName)
+        let attacker = try TestServer.attacker()
+        // The batch's generation marks every bucket it wrote.
+        let marked = try attacker.query("SELECT count(*), max(changed) FROM vaultkit_manifest_changes WHERE vault = $1", [name]) {
+            (Int($0.int64(0, 0)), $0.int64(0, 1))
+        }
+        #expect(marked.0 == (try Self.digestRows(location)))
+        try writer.set("changed", service: "s", account: "a0")
+        let generation = try attacker.query("SELECT generation FROM vaultkit_header WHERE vault = $1", [name]) { $0.int64(0, 0) }
+        let newest = try attacker.query("SELECT count(*) FROM vaultkit_manifest_changes WHERE vault = $1 AND changed = $2", [name, .int64(generation)]) {
+            $0.int64(0, 0)
+        }
+        #expect(newest >= 1)
+        let rowsBefore = storage.manifestRowsRead
+        #expect(try reader.string(service: "s", account: "a1") == "v-a1")
+        #expect(storage.manifestRowsRead - rowsBefore <= 3)
+    }
+
+    /// A bucket emptied (its digest row deleted) keeps its marker, so the reader lists it
+    /// as now empty and moves its proven digests on without reading every bucket.
+    @Test func anEmptiedBucketIsListed() throws {
+        let (reader, storage, writer, location) = try Self.fixture()
+        _ = try writer.delete(service: "s", account: "a0")
+        let rowsBefore = storage.manifestRowsRead
+        #expect(try reader.string(service: "s", account: "a1") == "v-a1")
+        #expect(storage.manifestRowsRead - rowsBefore < (try Self.digestRows(location)))
+        #expect(throws: VaultError.itemNotFound) { try reader.string(service: "s", account: "a0") }
+        #expect(try reader.verify() == Self.accounts.count - 1)
+    }
+
+    enum HintAttack: CaseIterable, Sendable {
+        /// Every marker of the vault lowered to 0: the writer's change is hidden.
+        case lowered
+        /// Every marker of the vault deleted.
+        case deleted
+        /// Every marker raised far above any generation.
+        case raised
+        /// Markers inserted for every bucket, and for bucket numbers no vault has.
+        case inserted
+    }
+
+    /// A DBA who edits the markers after another process's commit: the reader still
+    /// returns the right secret (reading every bucket when the hint hid a change), and a
+    /// digest the DBA changed and hid from the hint is still `tampered`.
+    @Test(arguments: HintAttack.allCases)
+    func aHintEditedByTheDBANeverPassesAWrongRoot(_ attack: HintAttack) throws {
+        let (reader, storage, writer, location) = try Self.fixture()
+        try writer.set("changed", service: "s", account: "a0")
+        let attacker = try TestServer.attacker()
+        let name = PostgresConnection.Parameter.text(location.vaultName)
+        func edit() throws {
+            switch attack {
+            case .lowered: _ = try attacker.change("UPDATE vaultkit_manifest_changes SET changed = 0 WHERE vault = $1", [name])
+            case .deleted: _ = try attacker.change("DELETE FROM vaultkit_manifest_changes WHERE vault = $1", [name])
+            case .raised: _ = try attacker.change("UPDATE vaultkit_manifest_changes SET changed = 1000000000000 WHERE vault = $1", [name])
+            case .inserted:
+                _ = try attacker.change("""
+                    INSERT INTO vaultkit_manifest_changes (vault, bucket, changed)
+                    SELECT $1, b, 1000000000000 FROM generate_series(-2, 1030) AS b
+                    ON CONFLICT (vault, bucket) DO UPDATE SET changed = EXCLUDED.changed
+                    """, [name])
+            }
+        }
+        try edit()
+        let rowsBefore = storage.manifestRowsRead
+        #expect(try reader.string(service: "s", account: "a0") == "changed")
+        #expect(try reader.string(service: "s", account: "a1") == "v-a1")
+        if attack == .lowered || attack == .deleted {
+            // The hidden change made the sum differ: every bucket was read.
+            #expect(storage.manifestRowsRead - rowsBefore >= (try Self.digestRows(location)))
+        }
+        // A digest changed by the DBA, its marker hidden (or made up) the same way.
+        try writer.set("again", service: "s", account: "a0")
+        _ = try attacker.change(
+            "UPDATE vaultkit_manifest SET digest = $2 WHERE vault = $1 AND bucket = (SELECT max(bucket) FROM vaultkit_manifest WHERE vault = $1)",
+            [name, .bytes((0..<32).map { _ in UInt8.random(in: 1...255) })])
+        try edit()
+        let error = try #require(throws: VaultError.self) { try reader.string(service: "s", account: "a1") }
+        #expect(error.code == .tampered)
+    }
+
+    /// A writer of an earlier release writes digests without markers: a reader of this
+    /// release misses the change in the hint, its sum differs, and it reads every bucket:
+    /// the right secrets, and the next reads are cheap again.
+    @Test func aWriterWithoutMarkersIsReadCorrectly() throws {
+        let (reader, storage, location, key) = try TestServer.countedVault()
+        try reader.batch { batch in
+            for account in Self.accounts { try batch.set("v-" + account, service: "s", account: account) }
+        }
+        try reader.verify()
+        let (older, olderStorage) = try Self.counted(location, key: key)
+        olderStorage.changeMarkers = false
+        try older.set("older", service: "s", account: "a0")
+        try older.set("older too", service: "s", account: "a2")
+        let rowsBefore = storage.manifestRowsRead
+        #expect(try reader.string(service: "s", account: "a0") == "older")
+        #expect(try reader.string(service: "s", account: "a2") == "older too")
+        #expect(storage.manifestRowsRead - rowsBefore >= (try Self.digestRows(location)))
+        #expect(try reader.verify() == Self.accounts.count)
+    }
+
+    /// A vault whose tables were made by an earlier release (no marker table): the next
+    /// opener that may create tables adds it, and both kinds of host go on using the vault.
+    @Test func aVaultOfTheEarlierLayoutGetsTheMarkerWhenOpened() throws {
+        let (location, schema) = try TestServer.locationInNewSchema()
+        let key = VaultKey.random()
+        try Vault.create(postgres: location, key: key).set("x", service: "s", account: "a")
+        let administrator = try TestServer.attacker()
+        try administrator.execute("DROP TABLE \(schema).vaultkit_manifest_changes")
+        let (vault, storage) = try Self.counted(location, key: key)
+        #expect(storage.changeMarkers)
+        #expect(try vault.string(service: "s", account: "a") == "x")
+        try vault.set("y", service: "s", account: "b")
+        let marked = try administrator.query("SELECT count(*) FROM \(schema).vaultkit_manifest_changes") { $0.int64(0, 0) }
+        #expect(marked >= 1)
+        #expect(try Vault.open(postgres: location, key: key).verify() == 2)
+    }
+
+    /// A role that may not create tables opens a vault of the earlier layout: it lists
+    /// changed buckets by row versions (`xmin`), as before, and reads and writes correctly
+    /// beside a host that may.
+    @Test func aRoleWithoutCreateFallsBackToRowVersions() throws {
+        let (location, schema) = try TestServer.locationInNewSchema()
+        let key = VaultKey.random()
+        let creator = try Vault.create(postgres: location, key: key)
+        try creator.batch { batch in
+            for account in Self.accounts { try batch.set("v-" + account, service: "s", account: account) }
+        }
+        let administrator = try TestServer.attacker()
+        try administrator.execute("DROP TABLE \(schema).vaultkit_manifest_changes")
+        try administrator.execute("REVOKE CREATE ON SCHEMA \(schema) FROM CURRENT_USER")
+        defer { try? administrator.execute("GRANT CREATE ON SCHEMA \(schema) TO CURRENT_USER") }
+        let (reader, storage) = try Self.counted(location, key: key)
+        #expect(!storage.changeMarkers)
+        try reader.verify()
+        let writer = try Vault.open(postgres: location, key: key)
+        try writer.set("changed", service: "s", account: "a0")
+        let rowsBefore = storage.manifestRowsRead
+        #expect(try reader.string(service: "s", account: "a1") == "v-a1")
+        #expect(storage.manifestRowsRead - rowsBefore <= 3)
+        #expect(try reader.string(service: "s", account: "a0") == "changed")
+        #expect(try reader.verify() == Self.accounts.count)
+    }
+
+    /// The schema check takes the marker's table whole or not at all: an extra column, a
+    /// column of another type, or the index missing is refused as any other change is.
+    @Test(arguments: [
+        "ALTER TABLE vaultkit_manifest_changes ADD COLUMN extra int",
+        "ALTER TABLE vaultkit_manifest_changes ALTER COLUMN changed TYPE numeric",
+        "DROP INDEX vaultkit_manifest_changes_by_generation",
+        "ALTER TABLE vaultkit_manifest_changes DROP COLUMN changed",
+    ])
+    func aMarkerTableOfAnotherShapeIsRefused(_ change: String) throws {
+        let (location, schema) = try TestServer.locationInNewSchema()
+        let key = VaultKey.random()
+        try Vault.create(postgres: location, key: key).set("x", service: "s", account: "a")
+        let administrator = try TestServer.attacker()
+        try administrator.execute("SET search_path = \(schema); " + change)
+        #expect(throws: VaultError.tampered(reason: .schemaChanged)) { try Vault.open(postgres: location, key: key) }
+    }
+}
