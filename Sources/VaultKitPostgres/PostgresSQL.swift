@@ -75,9 +75,10 @@ enum PostgresSQL {
         """
 
     /// How many valid, plain b-tree indexes on `vaultkit_manifest_changes` have exactly the
-    /// columns `(vault, changed)`: the range scan the change marker is read by.
-    static let schemaChangesIndex = """
-        SELECT count(*) FROM pg_index i
+    /// columns `(vault, changed)` (the range scan the change marker is read by), and
+    /// whether this role may read, insert and update its rows (`true` or `false`).
+    static let schemaChanges = """
+        SELECT (SELECT count(*) FROM pg_index i
         JOIN pg_class c ON c.oid = i.indrelid
         JOIN pg_class x ON x.oid = i.indexrelid
         JOIN pg_am am ON am.oid = x.relam
@@ -85,7 +86,9 @@ enum PostgresSQL {
           AND am.amname = 'btree' AND i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL
           AND (SELECT array_agg(a.attname::text ORDER BY k.ordinality)
                FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ordinality)
-               JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum) = ARRAY['vault', 'changed']
+               JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum) = ARRAY['vault', 'changed']),
+            (SELECT bool_and(has_table_privilege(c.oid, p)) FROM pg_class c, unnest(ARRAY['SELECT', 'INSERT', 'UPDATE']) AS p
+             WHERE c.relname = 'vaultkit_manifest_changes' AND c.relnamespace = current_schema()::regnamespace)::text
         """
 
     /// The primary keys of the vault's tables as `table:column,column`, in key order.
@@ -306,14 +309,15 @@ enum PostgresSQL {
 
     /// The buckets of vault `$1` whose change marker is above generation `$2`, and bucket
     /// `$3` (NULL: none), each once with its digest (NULL: the bucket has no row, so a
-    /// bucket emptied since is listed too). An index range and a probe per bucket listed:
-    /// nothing when nothing changed. A hint only: the engine checks the sum
+    /// bucket emptied since is listed too). An index range and a primary key probe per
+    /// bucket listed (a subquery: as a join, the generic plan hashes every digest row of
+    /// the table), nothing when nothing changed. A hint only: the engine checks the sum
     /// (``PostgresVaultStorage/manifestBuckets(changedSince:including:)``).
     static let manifestDigestsChangedSinceGeneration = """
-        SELECT b.bucket, m.digest FROM (
+        SELECT b.bucket, (SELECT m.digest FROM vaultkit_manifest m WHERE m.vault = $1 AND m.bucket = b.bucket) FROM (
             SELECT c.bucket FROM vaultkit_manifest_changes c WHERE c.vault = $1 AND c.changed > $2
             UNION SELECT $3::bigint WHERE $3::bigint IS NOT NULL
-        ) AS b LEFT JOIN vaultkit_manifest m ON m.vault = $1 AND m.bucket = b.bucket
+        ) AS b
         """
 
     /// Marks buckets `$2` (an array) of vault `$1` as changed by the commit of generation

@@ -57,11 +57,13 @@ extension PostgresVaultStorage {
             changeMarkers = false
             return false
         }
-        let index = try connection.query(PostgresSQL.schemaChangesIndex) { rows in rows.int64(0, 0) }
+        let (index, writable) = try connection.query(PostgresSQL.schemaChanges) { rows in (rows.int64(0, 0), rows.text(0, 1) == "true") }
         guard columns == PostgresSchema.expectedColumns.union(PostgresSchema.expectedChangesColumns),
               keys == PostgresSchema.expectedPrimaryKeys.union([PostgresSchema.expectedChangesPrimaryKey]), index >= 1
         else { throw StorageError.schemaChanged }
-        changeMarkers = true
+        // A role that may read the markers but not write them keeps to row versions: its
+        // writes would fail on them.
+        changeMarkers = writable
         return true
     }
 }

@@ -199,6 +199,22 @@ import VaultKit
         #expect(try reader.verify() == Self.accounts.count)
     }
 
+    /// A role that may read the markers but not write them (another role created the
+    /// table) keeps to row versions, and its writes succeed.
+    @Test func aRoleThatMayNotWriteTheMarkersKeepsToRowVersions() throws {
+        let (location, schema) = try TestServer.locationInNewSchema()
+        let key = VaultKey.random()
+        try Vault.create(postgres: location, key: key).set("x", service: "s", account: "a")
+        let administrator = try TestServer.attacker()
+        try administrator.execute("REVOKE INSERT, UPDATE ON \(schema).vaultkit_manifest_changes FROM CURRENT_USER")
+        defer { try? administrator.execute("GRANT INSERT, UPDATE ON \(schema).vaultkit_manifest_changes TO CURRENT_USER") }
+        let (vault, storage) = try Self.counted(location, key: key)
+        #expect(!storage.changeMarkers)
+        try vault.set("y", service: "s", account: "b")
+        try vault.batch { batch in try batch.set("z", service: "s", account: "c") }
+        #expect(try Vault.open(postgres: location, key: key).verify() == 3)
+    }
+
     /// The schema check takes the marker's table whole or not at all: an extra column, a
     /// column of another type, or the index missing is refused as any other change is.
     @Test(arguments: [

@@ -168,7 +168,9 @@ import VaultKit
                                 [.text(location.vaultName), .bytes(old.0), .bytes(old.1), .bytes(old.2)])
         #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try vault.set("newer", service: "s", account: "a") }
         // Nothing of the prepared set was written: the row in place is still the old copy.
-        let stored = try attacker.query("SELECT nonce FROM vaultkit_items WHERE vault = $1", [.text(location.vaultName)]) { $0.array(0, 0) }
+        // (The item's row: the kept version of "old" is a row of its own.)
+        let stored = try attacker.query("SELECT nonce FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2",
+                                        [.text(location.vaultName), .bytes(old.0)]) { $0.array(0, 0) }
         #expect(stored == old.1)
     }
 
