@@ -1,5 +1,5 @@
-/// The PostgreSQL layout of a vault (docs/FORMAT.md, "PostgreSQL"): three tables shared
-/// by every vault in the database, each row keyed by the vault's name.
+/// The PostgreSQL layout of a vault (docs/FORMAT.md, "PostgreSQL"): tables shared by every
+/// vault in the database, each row keyed by the vault's name.
 ///
 /// Why one set of tables with a `vault` column, not a schema per vault: creating a vault
 /// is then one INSERT (no DDL, no privileges beyond the tables), and the schema check is
