@@ -31,9 +31,9 @@ struct PostgresHeaderRow {
     /// The header row's and the wraps' `xmin`s.
     let vaultState: PostgresRowVersions.VaultState
 
-    /// `nil` when the vault has no header row.
+    /// `nil` when the vault has no header row (no row, or ``PostgresSQL/readTransactionFirst``'s row of NULLs).
     init?(_ rows: PostgresRows) {
-        guard rows.count > 0 else { return nil }
+        guard rows.count > 0, !rows.isNull(0, 2) else { return nil }
         snapshot = rows.text(0, 0)
         ownTransaction = rows.isNull(0, 1) ? nil : UInt64(rows.text(0, 1))
         formatVersion = rows.int64(0, 2)

@@ -129,6 +129,20 @@ enum PostgresSQL {
         WHERE h.vault = $1
         """
 
+    /// ``headerRow``'s columns for a read transaction's first statement, which names its
+    /// snapshot and vault state too: one row of NULLs (but the snapshot) when the vault has
+    /// no header row, so the snapshot is read either way.
+    static let readTransactionFirst = """
+        SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned()::text,
+               h.format_version, h.vault_id, h.kdf_algorithm, h.kdf_salt, h.kdf_opslimit, h.kdf_memlimit,
+               h.master_key_nonce, h.wrapped_master_key, h.master_key_check, h.manifest_root, h.manifest_tag,
+               h.generation, h.has_host_wraps::int::int8, w.name, w.public_key, w.sealed_master_key,
+               h.xmin::text, w.xmin::text
+        FROM (SELECT 1) AS one
+        LEFT JOIN vaultkit_header h ON h.vault = $1
+        LEFT JOIN vaultkit_host_wraps w ON w.vault = h.vault
+        """
+
     /// The key wrapping columns, `$2` .. `$8` (``PostgresVaultStorage/keyWrapping(_:)``).
     static let updateKeyWrapping = """
         UPDATE vaultkit_header SET kdf_algorithm = $2, kdf_salt = $3, kdf_opslimit = $4, kdf_memlimit = $5,

@@ -33,6 +33,9 @@ enum PostgresTransactionState {
         /// ``PostgresVaultStorage/pinSnapshot()`` named the snapshot, so the manifest
         /// digests kept for it may answer reads.
         var pinned = false
+        /// The changed buckets asked for ahead (``PostgresVaultStorage/prefetchManifestBuckets(changedSince:including:)``)
+        /// and, once answered, the rows: sent with the first statement, read in its snapshot.
+        var prefetch: (mark: Int64, bucket: Int?, rows: [(bucket: Int64, digest: [UInt8]?)]?)?
     }
 
     /// What a write transaction keeps once it holds the lock.

@@ -86,28 +86,53 @@ extension PostgresVaultStorage {
     /// marker) or makes up is caught by the engine's sum, which then reads every bucket
     /// (FORMAT.md section 13.1).
     package func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) -> [(bucket: Int64, digest: [UInt8]?)]? {
-        guard transaction.inTransaction else { return nil }
-        let (sql, since): (String, PostgresConnection.Parameter)
-        if changeMarkers {
-            (sql, since) = (PostgresSQL.manifestDigestsChangedSinceGeneration, .int64(mark))
-        } else {
-            guard let xid = UInt32(exactly: mark) else { return nil }
-            (sql, since) = (PostgresSQL.manifestDigestsChangedSince, .text(String(xid)))
+        guard transaction.inTransaction, let (sql, parameters) = changedBucketsQuery(since: mark, including: bucket) else { return nil }
+        let listed = try run { () throws -> [(bucket: Int64, digest: [UInt8]?)] in
+            if case .reading(let read) = transaction, let prefetch = read.prefetch, prefetch.mark == mark, prefetch.bucket == bucket {
+                // Asked for ahead, in this snapshot: answered with the first statement.
+                if prefetch.rows == nil, connection.queuedCount > 0 { try connection.flush() }
+                if case .reading(let answered) = transaction, let rows = answered.prefetch?.rows { return rows }
+            }
+            return try connection.query(sql, parameters) { Self.changedBuckets($0) }
         }
-        let usable = manifestCacheUsable
-        return try run { () throws in
-            try connection.query(sql, [.text(vault), since, bucket.map { .int64(Int64($0)) } ?? .nullInt64]) { rows in
-                manifestRowsRead += rows.count
-                let listed = (0..<rows.count).map { row in
-                    let (bucket, digest) = (rows.int64(row, 0), rows.isNull(row, 1) ? nil : rows.array(row, 1))
-                    if usable { manifestCache.record(Int(bucket), digest) }
-                    return (bucket, digest)
+        manifestRowsRead += listed.count
+        if manifestCacheUsable {
+            for (bucket, digest) in listed { manifestCache.record(Int(bucket), digest) }
+            // Not listed: `bucket` has no row (what a write into it then reads).
+            if let bucket, !listed.contains(where: { $0.0 == Int64(bucket) }) { manifestCache.record(bucket, nil) }
+        }
+        return listed
+    }
+
+    /// In a read transaction whose first statement is not sent yet, queues
+    /// ``manifestBuckets(changedSince:including:)``'s statement behind it, so it travels in
+    /// the same round trip (``pinSnapshot()`` sends them); its answer is kept for that call.
+    /// Once the first statement is sent nothing is queued: a statement left queued when the
+    /// transaction ends would keep its `COMMIT` from being sent.
+    package func prefetchManifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) {
+        guard case .reading(let read) = transaction, read.first == nil, connection.queuedCount > 0,
+              let (sql, parameters) = changedBucketsQuery(since: mark, including: bucket) else { return }
+        try run { () throws in
+            transaction.updateRead { $0.prefetch = (mark, bucket, nil) }
+            try connection.enqueue(sql, parameters) { [unowned self] rows in
+                let listed = Self.changedBuckets(rows)
+                transaction.updateRead { read in
+                    if read.prefetch?.mark == mark, read.prefetch?.bucket == bucket { read.prefetch?.rows = listed }
                 }
-                // Not listed: `bucket` has no row (what a write into it then reads).
-                if usable, let bucket, !listed.contains(where: { $0.0 == Int64(bucket) }) { manifestCache.record(bucket, nil) }
-                return listed
             }
         }
+    }
+
+    /// The statement listing the buckets changed since `mark`, as this storage names states.
+    private func changedBucketsQuery(since mark: Int64, including bucket: Int?) -> (String, [PostgresConnection.Parameter])? {
+        let including: PostgresConnection.Parameter = bucket.map { .int64(Int64($0)) } ?? .nullInt64
+        if changeMarkers { return (PostgresSQL.manifestDigestsChangedSinceGeneration, [.text(vault), .int64(mark), including]) }
+        guard let xid = UInt32(exactly: mark) else { return nil }
+        return (PostgresSQL.manifestDigestsChangedSince, [.text(vault), .text(String(xid)), including])
+    }
+
+    private static func changedBuckets(_ rows: PostgresRows) -> [(bucket: Int64, digest: [UInt8]?)] {
+        (0..<rows.count).map { row in (rows.int64(row, 0), rows.isNull(row, 1) ? nil : rows.array(row, 1)) }
     }
 
     package func carryVerifiedBuckets(_ buckets: [Int]) -> [Int] {

@@ -141,9 +141,14 @@ extension PostgresVaultStorage {
         try StorageFailure<BodyError>.lift { () throws(StorageError) in
             try run { () throws in
                 try connection.enqueue(PostgresSQL.beginRead)
-                try connection.enqueue(PostgresSQL.vaultState, [.text(vault)]) { [unowned self] rows in
-                    let first = (snapshot: rows.text(0, 0), state: Self.vaultState(rows, header: 1, hostWraps: 2))
-                    transaction.updateRead { $0.first = first }
+                // The header row too: a read that verifies the root reads it next.
+                try connection.enqueue(PostgresSQL.readTransactionFirst, [.text(vault)]) { [unowned self] rows in
+                    let header = PostgresHeaderRow(rows)
+                    let state = header?.vaultState ?? .init(header: nil, hostWraps: nil)
+                    transaction.updateRead {
+                        $0.first = (snapshot: rows.text(0, 0), state: state)
+                        $0.headerRow = header
+                    }
                 }
             }
         }

@@ -167,6 +167,12 @@ package protocol VaultStorage: AnyObject {
     /// and reads every bucket otherwise (``ManifestCheck``).
     func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) -> [(bucket: Int64, digest: [UInt8]?)]?
 
+    /// Says, before ``pinSnapshot()`` in a read transaction, which
+    /// ``manifestBuckets(changedSince:including:)`` the engine will ask for if the snapshot
+    /// shows the vault changed: a storage that pipelines may send it with the transaction's
+    /// first statement. The default does nothing.
+    func prefetchManifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError)
+
     /// After ``snapshotVersion`` moved: keeps under the new version what vouched, under an
     /// earlier one, for lone reads of `buckets`' rows (the engine found these buckets'
     /// digests unchanged under a newly verified root); returns the buckets it kept. The
@@ -193,6 +199,7 @@ package protocol VaultStorage: AnyObject {
 extension VaultStorage {
     package var manifestMark: Int64? { nil }
     package func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) -> [(bucket: Int64, digest: [UInt8]?)]? { nil }
+    package func prefetchManifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) {}
     package func carryVerifiedBuckets(_ buckets: [Int]) -> [Int] { [] }
 }
 

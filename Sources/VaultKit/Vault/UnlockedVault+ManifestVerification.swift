@@ -27,6 +27,10 @@ extension UnlockedVault {
         // Everything below is checked in one snapshot (a write transaction's, if in one).
         try store.readTransaction { () throws(VaultError) in
             if force || !manifestCheck.holdsWriteLock {
+                // What a moved root is checked from, sent with the snapshot's first statement.
+                if !force, let proven = manifestCheck.proven {
+                    try store.prefetchManifestBuckets(changedSince: proven.mark, including: bucket)
+                }
                 try store.pinSnapshot()
                 let version = store.snapshotVersion
                 if force {

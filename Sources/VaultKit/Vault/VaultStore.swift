@@ -182,6 +182,10 @@ struct VaultStore {
         try Self.converting { () throws(StorageError) in try storage.manifestBuckets(changedSince: mark, including: bucket) }
     }
 
+    func prefetchManifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(VaultError) {
+        try Self.converting { () throws(StorageError) in try storage.prefetchManifestBuckets(changedSince: mark, including: bucket) }
+    }
+
     func carryVerifiedBuckets(_ buckets: [Int]) -> [Int] { storage.carryVerifiedBuckets(buckets) }
 
     func deleteAllManifestBuckets() throws(VaultError) {
