@@ -77,6 +77,58 @@ import VaultKit
         #expect(storage.manifestRowsRead - rowsBefore <= 3)
     }
 
+    enum WritePath: CaseIterable, Sendable {
+        /// A lone `set` (prepared, one round trip).
+        case preparedSet
+        /// A batch's `set`s (the lock path, gathered inserts) keeping versions.
+        case batch
+        /// `update` keeping a version, `delete` and `deleteAll(service:)`.
+        case updateAndDeletes
+        /// A rekey: every row re-sealed, every digest rewritten.
+        case rekey
+    }
+
+    /// Every path that writes digests marks them: after each, another reader lists only
+    /// the buckets it changed (a path that marked nothing would make it read every bucket).
+    @Test(arguments: WritePath.allCases)
+    func everyWritePathMarksItsBuckets(_ path: WritePath) throws {
+        let (reader, storage, writer, location) = try Self.fixture()
+        try writer.set("t1", service: "t", account: "x")
+        try writer.set("t2", service: "t", account: "y")
+        #expect(try reader.string(service: "s", account: "a1") == "v-a1")
+        let rowsBefore = storage.manifestRowsRead
+        switch path {
+        case .preparedSet:
+            try writer.set("t1'", service: "t", account: "x")
+        case .batch:
+            try writer.batch { batch in
+                try batch.set("t1'", service: "t", account: "x")
+                try batch.set("t3", service: "t", account: "z")
+            }
+        case .updateAndDeletes:
+            try writer.update("t1'", service: "t", account: "x")
+            _ = try writer.delete(service: "t", account: "y")
+            _ = try writer.deleteAll(service: "t")
+        case .rekey:
+            try writer.rekey()
+        }
+        if path == .rekey {
+            // Every digest changed, each marked with the rekey's generation; the reader
+            // follows the new master key (and proves the root again from nothing).
+            let name = PostgresConnection.Parameter.text(location.vaultName)
+            let marked = try TestServer.attacker().query("""
+                SELECT count(*) FROM vaultkit_manifest_changes c JOIN vaultkit_header h ON h.vault = c.vault
+                WHERE c.vault = $1 AND c.changed = h.generation
+                """, [name]) { Int($0.int64(0, 0)) }
+            #expect(marked >= (try Self.digestRows(location)))
+            #expect(try reader.string(service: "s", account: "a2") == "v-a2")
+        } else {
+            #expect(try reader.string(service: "s", account: "a2") == "v-a2")
+            #expect(storage.manifestRowsRead - rowsBefore <= 8)
+            #expect(try reader.verify() >= Self.accounts.count)
+        }
+    }
+
     /// A bucket emptied (its digest row deleted) keeps its marker, so the reader lists it
     /// as now empty and moves its proven digests on without reading every bucket.
     @Test func anEmptiedBucketIsListed() throws {
