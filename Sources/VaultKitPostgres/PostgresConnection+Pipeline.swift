@@ -31,6 +31,7 @@ extension PostgresConnection {
     ///   as a transaction of its own, in the same round trip: it is answered once the WAL
     ///   is flushed past their commit. Its failure is thrown only when theirs succeeded.
     func run(_ statements: [Statement], then barrier: Statement? = nil) throws(PostgresFailure) -> OpaquePointer {
+        precondition(!statements.isEmpty, "a pipeline without a statement has no result to return")
         roundTrips += 1
         let sent = try send(statements)
         let barrier = try barrier.map { statement throws(PostgresFailure) in try send([statement]) }

@@ -155,7 +155,11 @@ final class PostgresConnection {
         queued.removeAll()
         var barrierTransaction: UInt64?
         let barrier = Statement(sql: PostgresSQL.durabilityBarrier, parameters: []) { rows in barrierTransaction = UInt64(rows.text(0, 1)) }
-        PQclear(try run(statements, then: barrier))
+        // A full queue is sent as it fills (``enqueue(_:_:onRows:)``): when the `COMMIT`
+        // was the statement that filled it, the commit is already answered and nothing is
+        // left, so the barrier goes alone. Sent as an empty pipeline before it, the commit
+        // that succeeded was reported as a lost connection.
+        PQclear(try statements.isEmpty ? run([barrier]) : run(statements, then: barrier))
         return barrierTransaction
     }
 
