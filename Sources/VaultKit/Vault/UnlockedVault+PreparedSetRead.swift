@@ -25,14 +25,19 @@ extension UnlockedVault {
     /// under the lock.
     mutating func keepBucketForPreparedSet(service: String, account: String, keepHistory: Bool) throws(VaultError) {
         guard keepHistory, store.commitsPreparedSets else { return }
-        let bucket = Manifest.bucket(of: keys.lookupID(service: service, account: account))
+        let lookupID = keys.lookupID(service: service, account: account)
+        let bucket = Manifest.bucket(of: lookupID)
         let verified = manifestCheck.verified
+        var read = false
         if verified.bucket(bucket) == nil, verified.hasRoom {
             // Verified but not kept: read again, whole, so its rows are kept.
             manifestCheck.forget(bucket: bucket)
             try verifyManifestFollowingRekey(bucket: bucket)
+            read = true
         }
-        if verified.retention == nil {
+        // Needed by a `set` over an existing item; read with a bucket read anyway, so a
+        // new item's `set` leaves none for the next `set` to read.
+        if verified.retention == nil, read || verified.bucket(bucket)?.rows[lookupID] != nil {
             // Its settings row, with its bucket verified (checked again under the lock).
             try store.readTransaction { () throws(VaultError) in _ = try historyRetentionInTransaction() }
         }
