@@ -14,7 +14,8 @@
 //   PostgresLoad check URL VAULT COUNT KEYFILE
 //       verify() and a read of every item; prints "ok" or fails
 //
-// The password comes from PGPASSFILE, as for every other libpq client.
+// The password comes from PGPASSFILE, as for every other libpq client. LOAD_KEEP_HISTORY=0
+// makes each set keep no version of the value it writes over (an A/B of history's cost).
 import Foundation
 import VaultKit
 import VaultKitPostgres
@@ -66,6 +67,7 @@ do {
         // Warm: every bucket verified once before the clock starts (a long-running backend's
         // steady state), so a short point measures that, not the first touch of each bucket.
         _ = try vault.verify()
+        let keepHistory = ProcessInfo.processInfo.environment["LOAD_KEEP_HISTORY"] != "0"
         var random = SplitMix(seed: seed)
         let wait = Double(startMs) / 1_000 - Date().timeIntervalSince1970
         if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
@@ -81,7 +83,7 @@ do {
             do {
                 if writing {
                     serial += 1
-                    try vault.set(secret(seed, serial), service: service, account: account(index))
+                    try vault.set(secret(seed, serial), service: service, account: account(index), keepHistory: keepHistory)
                 } else {
                     _ = try vault.secret(service: service, account: account(index))
                 }

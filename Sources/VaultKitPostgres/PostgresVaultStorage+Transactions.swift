@@ -26,6 +26,7 @@ extension PostgresVaultStorage {
         try StorageFailure<BodyError>.lift { () throws(StorageError) in
             try run { () throws in
                 transaction = .locking
+                writeTransactionsBegun += 1
                 do {
                     try beginWrite(opening: opening)
                 } catch {

@@ -62,6 +62,9 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     /// Manifest bucket rows this storage has read, for the tests: re-verifying a root
     /// after another writer's commit reads the rows it changed, not all.
     var manifestRowsRead = 0
+    /// Write transactions this storage began (`BEGIN` and the header row lock), for the
+    /// tests: a lone `set` that is prepared takes none.
+    var writeTransactionsBegun = 0
 
     package init(_ location: PostgresVaultLocation, lockTimeoutMilliseconds: Int) throws(StorageError) {
         self.location = location.description

@@ -14,6 +14,8 @@ extension UnlockedVault {
     /// insert; the storage undoes the early insert if anything committed since, and the
     /// `set` then runs as any other.
     mutating func set(_ secret: SecretBytes, service: String, account: String, label: String?, generic: Data?, keepHistory: Bool) throws(VaultError) {
+        try Self.validateWrite(secret: secret, service: service, account: account, generic: generic)
+        try keepBucketForPreparedSet(service: service, account: account, keepHistory: keepHistory)
         if try commitPreparedSet(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory) { return }
         guard let opening = try sealedForOpeningInsert(secret, service: service, account: account, label: label, generic: generic, keepHistory: keepHistory) else {
             return try writeTransaction { (vault) throws(VaultError) in
