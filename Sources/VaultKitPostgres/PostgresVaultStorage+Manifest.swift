@@ -76,6 +76,16 @@ extension PostgresVaultStorage {
         return Int64(header)
     }
 
+    /// The mark of the state an own commit made (``manifestMarkOfLastCommit``): with the
+    /// change marker, the generation it wrote; else its header row's `xmin`, which is the
+    /// committing transaction's id (its rows are not younger than that, so not listed).
+    /// `nil` when it wrote no root.
+    func markOfOwnCommit(generation: UInt64?, ownXmin: UInt32?) -> Int64? {
+        guard let generation else { return nil }
+        if changeMarkers { return Int64(bitPattern: generation) }
+        return ownXmin.map { Int64($0) }
+    }
+
     /// With the change marker: the buckets marked by a commit of a later generation than
     /// `mark` (every engine writer records the buckets it changes, under the header lock,
     /// so in commit order), each with its digest or none. Without it: the bucket rows

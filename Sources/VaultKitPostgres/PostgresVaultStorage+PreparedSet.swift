@@ -16,6 +16,7 @@ extension PostgresVaultStorage {
             // is told of a version it has not verified.
             if rowVersions.headerXmin == nil { _ = rowVersions.forgetState() }
             transaction = .committingPreparedSet
+            manifestMarkOfLastCommit = nil
             var checked: (snapshot: String, ownTransaction: UInt64?)?
             var barrier: UInt64?
             do {
@@ -50,6 +51,7 @@ extension PostgresVaultStorage {
             if let trimmed = set.trimmed { rowVersions.wrote(lookupID: trimmed.lookupID, deleted: true) }
             for other in set.otherBuckets { manifestCache.record(other.bucket, other.after) }
             let ownXmin = checked.ownTransaction.map { UInt32(truncatingIfNeeded: $0) }
+            manifestMarkOfLastCommit = markOfOwnCommit(generation: set.generation, ownXmin: ownXmin)
             snapshotVersion = rowVersions.committed(own: ownXmin, wroteHeader: true, derivable: true)
             endTransaction(committing: true)
             return .committed(versionBefore: before)

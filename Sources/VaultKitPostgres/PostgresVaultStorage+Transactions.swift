@@ -27,6 +27,7 @@ extension PostgresVaultStorage {
             try run { () throws in
                 transaction = .locking
                 writeTransactionsBegun += 1
+                manifestMarkOfLastCommit = nil
                 do {
                     try beginWrite(opening: opening)
                 } catch {
@@ -54,6 +55,7 @@ extension PostgresVaultStorage {
                 return (write, barrier)
             }
             manifestCache.carry(to: versionAfterOwnCommit(lockSnapshot: write.lockSnapshot, ownTransaction: write.ownTransaction, barrier: barrier))
+            manifestMarkOfLastCommit = markOfOwnCommit(generation: write.generationWritten, ownXmin: write.ownXmin)
             snapshotVersion = rowVersions.committed(own: write.ownXmin, wroteHeader: write.header.isWritten, derivable: !write.header.hostWrapsRewritten)
             endTransaction(committing: true)
             return result

@@ -59,6 +59,9 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     /// schema check found: writes then record the buckets they change by generation, and
     /// changed buckets are listed from it; else by row versions (``manifestMark``).
     var changeMarkers = false
+    /// The state the last commit made, as ``manifestMark`` names states, when it wrote the
+    /// root (the generation it wrote, or its header row's `xmin`: its own transaction id).
+    package internal(set) var manifestMarkOfLastCommit: Int64?
     /// Manifest bucket rows this storage has read, for the tests: re-verifying a root
     /// after another writer's commit reads the rows it changed, not all.
     var manifestRowsRead = 0

@@ -102,8 +102,10 @@ final class ManifestCheck {
     }
 
     /// The transaction committed: ``proven`` moves on with it if it was proven for the
-    /// root the transaction built on (then it was exactly the digests stored then).
-    func applyProvenChanges() {
+    /// root the transaction built on (then it was exactly the digests stored then), and
+    /// is listed from `mark` next (``VaultStorage/manifestMarkOfLastCommit``) when the
+    /// storage names the state the commit made.
+    func applyProvenChanges(mark: Int64?) {
         defer { discardProvenChanges() }
         guard let change = provenRootChange else { return }
         guard var kept = proven, kept.root == change.before else {
@@ -112,6 +114,7 @@ final class ManifestCheck {
         }
         for (bucket, digest) in provenChanges { kept.digests[bucket] = digest }
         kept.root = change.after
+        if let mark { kept.mark = mark }
         proven = kept
     }
 

@@ -118,7 +118,7 @@ extension UnlockedVault {
             if let trimmed = archive?.trimmed { verified.forgetVersion(trimmed.lookupID) }
             for (changed, _, new) in digests { manifestCheck.recordProven(bucket: changed, digest: new) }
             manifestCheck.recordProven(rootBefore: before.root, after: root)
-            manifestCheck.applyProvenChanges()
+            manifestCheck.applyProvenChanges(mark: store.manifestMarkOfLastCommit)
             manifestCheck.committing = (generation, root)
             recordCommit()
             return true

@@ -46,7 +46,7 @@ extension UnlockedVault {
         manifestCheck.ownCommit(from: versionBefore, to: store.snapshotVersion)
         // The rows and root kept for prepared sets move on with this commit's changes.
         if carried { manifestCheck.verified.applyTransaction() }
-        manifestCheck.applyProvenChanges()
+        manifestCheck.applyProvenChanges(mark: store.manifestMarkOfLastCommit)
         recordCommit()
         return result
     }

@@ -177,6 +177,7 @@ struct VaultStore {
     }
 
     var manifestMark: Int64? { storage.manifestMark }
+    var manifestMarkOfLastCommit: Int64? { storage.manifestMarkOfLastCommit }
 
     func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(VaultError) -> [(bucket: Int64, digest: [UInt8]?)]? {
         try Self.converting { () throws(StorageError) in try storage.manifestBuckets(changedSince: mark, including: bucket) }
