@@ -51,8 +51,9 @@ extension PostgresVaultStorage {
     private func checkedLayout() throws -> Bool {
         let columns = try connection.query(PostgresSQL.schemaColumns) { rows in Set((0..<rows.count).map { rows.text($0, 0) }) }
         let keys = try connection.query(PostgresSQL.schemaPrimaryKeys) { rows in Set((0..<rows.count).map { rows.text($0, 0) }) }
-        let hooks = try connection.query(PostgresSQL.schemaHooks) { rows in rows.int64(0, 0) }
+        let (hooks, plannerOption) = try connection.query(PostgresSQL.schemaHooks) { rows in (rows.int64(0, 0), rows.text(0, 1) == "true") }
         guard hooks == 0 else { throw StorageError.schemaChanged }
+        if plannerOption { planServiceTagsAsDistinct() }
         if columns == PostgresSchema.expectedColumns, keys == PostgresSchema.expectedPrimaryKeys {
             changeMarkers = false
             return false
@@ -65,5 +66,15 @@ extension PostgresVaultStorage {
         // writes would fail on them.
         changeMarkers = writable
         return true
+    }
+
+    /// Sets ``PostgresSQL/serviceTagsPlannedAsDistinct`` once, as the table's owner: an
+    /// estimate, so a failure (another session altering the table) changes nothing else.
+    private func planServiceTagsAsDistinct() {
+        do {
+            try connection.execute(PostgresSQL.serviceTagsPlannedAsDistinct)
+        } catch {
+            try? connection.execute(PostgresSQL.rollback)
+        }
     }
 }
