@@ -38,9 +38,10 @@ import VaultKit
     /// A reader's `get` of an item it verified, after another process's `set` of another
     /// item: the lone read, then the read transaction's first round trip (BEGIN, the
     /// snapshot with the header row, and the buckets changed since the reader's mark), the
-    /// item's bucket rows, and the item row: four (six before the header row and the
-    /// changed buckets rode with the first statement). The fewest over several accounts
-    /// counts: one in about 500 shares the writer's bucket.
+    /// item's bucket rows, and the item row: at most four (six before the header row and
+    /// the changed buckets rode with the first statement; three when the item's bucket is
+    /// carried, unchanged, under the new root). The fewest over several accounts counts:
+    /// one in about 500 shares the writer's bucket.
     @Test func aGetAfterAnotherProcesssSetIsFourRoundTrips() throws {
         let (reader, storage, writer, _) = try Self.fixture()
         for account in Self.accounts { _ = try reader.string(service: "s", account: account) }
@@ -51,7 +52,7 @@ import VaultKit
             #expect(try reader.string(service: "s", account: account) == "v-" + account)
             counts.append(storage.connection.roundTrips - before)
         }
-        #expect(counts.min() == 4, "\(counts)")
+        #expect(counts.min()! <= 4, "\(counts)")
     }
 
     /// Every commit marks the buckets it changed with its generation, in the marker's
