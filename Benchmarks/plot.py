@@ -14,6 +14,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
@@ -113,6 +114,7 @@ def postgres_load_chart(rows):
         axis.plot(ks, [int(r["bare_ops"]) for r in points], "--", marker="s", color="tab:gray", label="bare (pgbench)")
         axis.set(xscale="log", xticks=ks, xticklabels=[str(k) for k in ks], xlabel="client processes (K)",
                  ylabel="ops/s", title=workload)
+        axis.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         axis.title.set_fontsize(9)
         axis.set_ylim(bottom=0)
         axis.legend(fontsize=7)
