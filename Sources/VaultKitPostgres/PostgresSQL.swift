@@ -129,7 +129,12 @@ enum PostgresSQL {
     /// and for reading an item's versions: 1.4-2 ms for 10,000 rows on every `set` that
     /// keeps history, where the index answers in 0.02 ms (Benchmarks/README.md,
     /// "PostgreSQL under load"). Only the estimate changes; no row, key or result does.
-    static let serviceTagsPlannedAsDistinct = "ALTER TABLE vaultkit_items ALTER COLUMN service_tag SET (n_distinct = -1)"
+    /// Its lock (`SHARE UPDATE EXCLUSIVE`, which reads and writes do not wait for, but a
+    /// running `VACUUM` holds) is waited for briefly: the next opening tries again.
+    static let serviceTagsPlannedAsDistinct = """
+        BEGIN; SET LOCAL lock_timeout = 200; \
+        ALTER TABLE vaultkit_items ALTER COLUMN service_tag SET (n_distinct = -1); COMMIT
+        """
 
     // MARK: Header
 

@@ -10,17 +10,8 @@ import VaultKit
 /// a process last verified is an index range over `vaultkit_manifest_changes`, keyed by the
 /// vault's generation. The marker is a hint: the keyed sum stays the proof.
 @Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresChangeMarkerTests {
-    static let accounts = (0..<40).map { "a\($0)" }
+    static let accounts = TestServer.readerAccounts
 
-    /// A reader of 40 items, verified whole, its counted storage, and another process on the vault.
-    static func fixture() throws -> (reader: Vault, storage: PostgresVaultStorage, writer: Vault, location: PostgresVaultLocation) {
-        let (reader, storage, location, key) = try TestServer.countedVault()
-        try reader.batch { batch in
-            for account in accounts { try batch.set("v-" + account, service: "s", account: account) }
-        }
-        try reader.verify()
-        return (reader, storage, try Vault.open(postgres: location, key: key), location)
-    }
 
     /// An existing vault opened on a storage the test can inspect (as ``TestServer/countedVault()``).
     static func counted(_ location: PostgresVaultLocation, key: VaultKey) throws -> (vault: Vault, storage: PostgresVaultStorage) {
@@ -43,7 +34,7 @@ import VaultKit
     /// carried, unchanged, under the new root). The fewest over several accounts counts:
     /// one in about 500 shares the writer's bucket.
     @Test func aGetAfterAnotherProcesssSetIsFourRoundTrips() throws {
-        let (reader, storage, writer, _) = try Self.fixture()
+        let (reader, storage, writer, _) = try TestServer.verifiedReader()
         for account in Self.accounts { _ = try reader.string(service: "s", account: account) }
         var counts: [Int] = []
         for (round, account) in Self.accounts.dropFirst().prefix(8).enumerated() {
@@ -58,7 +49,7 @@ import VaultKit
     /// Every commit marks the buckets it changed with its generation, in the marker's
     /// table; a reader then reads only those buckets' rows (and the one it verifies).
     @Test func aCommitMarksItsBucketsWithItsGeneration() throws {
-        let (reader, storage, writer, location) = try Self.fixture()
+        let (reader, storage, writer, location) = try TestServer.verifiedReader()
         #expect(storage.changeMarkers)
         let name = PostgresConnection.Parameter.text(location.vaultName)
         let attacker = try TestServer.attacker()
@@ -93,7 +84,7 @@ import VaultKit
     /// the buckets it changed (a path that marked nothing would make it read every bucket).
     @Test(arguments: WritePath.allCases)
     func everyWritePathMarksItsBuckets(_ path: WritePath) throws {
-        let (reader, storage, writer, location) = try Self.fixture()
+        let (reader, storage, writer, location) = try TestServer.verifiedReader()
         try writer.set("t1", service: "t", account: "x")
         try writer.set("t2", service: "t", account: "y")
         #expect(try reader.string(service: "s", account: "a1") == "v-a1")
@@ -144,7 +135,7 @@ import VaultKit
     /// about 2 ms on the server (Benchmarks/README.md, "PostgreSQL under load").
     @Test(arguments: OwnWrites.allCases)
     func ownWritesMoveTheMarkOn(_ writes: OwnWrites) throws {
-        let (reader, storage, writer, _) = try Self.fixture()
+        let (reader, storage, writer, _) = try TestServer.verifiedReader()
         for (round, account) in Self.accounts.prefix(30).enumerated() {
             switch writes {
             case .loneSets: try reader.set("own\(round)", service: "s", account: account)
@@ -163,7 +154,7 @@ import VaultKit
     /// A bucket emptied (its digest row deleted) keeps its marker, so the reader lists it
     /// as now empty and moves its proven digests on without reading every bucket.
     @Test func anEmptiedBucketIsListed() throws {
-        let (reader, storage, writer, location) = try Self.fixture()
+        let (reader, storage, writer, location) = try TestServer.verifiedReader()
         _ = try writer.delete(service: "s", account: "a0")
         let rowsBefore = storage.manifestRowsRead
         #expect(try reader.string(service: "s", account: "a1") == "v-a1")
@@ -188,7 +179,7 @@ import VaultKit
     /// digest the DBA changed and hid from the hint is still `tampered`.
     @Test(arguments: HintAttack.allCases)
     func aHintEditedByTheDBANeverPassesAWrongRoot(_ attack: HintAttack) throws {
-        let (reader, storage, writer, location) = try Self.fixture()
+        let (reader, storage, writer, location) = try TestServer.verifiedReader()
         try writer.set("changed", service: "s", account: "a0")
         let attacker = try TestServer.attacker()
         let name = PostgresConnection.Parameter.text(location.vaultName)

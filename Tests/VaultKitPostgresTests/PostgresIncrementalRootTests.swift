@@ -12,17 +12,8 @@ import VaultKit
 /// The list of changed rows is only an optimisation: a digest row changed, deleted or
 /// written by an old transaction is still `tampered`.
 @Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresIncrementalRootTests {
-    static let accounts = (0..<40).map { "a\($0)" }
+    static let accounts = TestServer.readerAccounts
 
-    /// A reader of 40 items in about 40 buckets, verified whole, and another process on the vault.
-    static func fixture() throws -> (reader: Vault, storage: PostgresVaultStorage, writer: Vault, location: PostgresVaultLocation) {
-        let (reader, storage, location, key) = try TestServer.countedVault()
-        try reader.batch { batch in
-            for account in accounts { try batch.set("v-" + account, service: "s", account: account) }
-        }
-        try reader.verify()
-        return (reader, storage, try Vault.open(postgres: location, key: key), location)
-    }
 
     /// The lookup id of the row written last (by `xmin`), as an administrator sees it.
     static func newestRow(_ location: PostgresVaultLocation) throws -> [UInt8] {
@@ -38,7 +29,7 @@ import VaultKit
     /// again verified it (about five round trips each); now the changed rows only, and
     /// reads of the buckets left unchanged are one round trip each.
     @Test func anotherWritersCommitCostsOnlyTheRowsItChanged() throws {
-        let (reader, storage, writer, _) = try Self.fixture()
+        let (reader, storage, writer, _) = try TestServer.verifiedReader()
         try writer.set("changed", service: "s", account: "a0")
         let rowsBefore = storage.manifestRowsRead
         #expect(try reader.string(service: "s", account: "a1") == "v-a1")
@@ -62,7 +53,7 @@ import VaultKit
     /// reported when its bucket is verified (here by `verify()`).
     @Test(arguments: [false, true])
     func aDigestChangedBesideAnotherWritersCommitIsTampered(markers: Bool) throws {
-        let (reader, storage, writer, location) = try Self.fixture()
+        let (reader, storage, writer, location) = try TestServer.verifiedReader()
         storage.changeMarkers = markers
         try reader.verify()  // Its mark of that kind.
         try writer.set("changed", service: "s", account: "a0")
@@ -88,7 +79,7 @@ import VaultKit
     /// its stored row whatever its age, so a write into it (or `verify()`) is `tampered`;
     /// no read returns a row the proven digests do not account for meanwhile.
     @Test func aDeletedDigestRowIsCaughtWhenItsBucketIsVerified() throws {
-        let (reader, _, writer, location) = try Self.fixture()
+        let (reader, _, writer, location) = try TestServer.verifiedReader()
         try reader.set("mine", service: "s", account: "y")
         let bucket = Self.bucket(of: try Self.newestRow(location))
         #expect(try reader.string(service: "s", account: "y") == "mine")
@@ -144,7 +135,7 @@ import VaultKit
     /// not listed at all; either way no tampering.
     @Test(arguments: [false, true])
     func aDigestRowRewrittenWithItsOwnValueIsNoTampering(markers: Bool) throws {
-        let (reader, storage, writer, location) = try Self.fixture()
+        let (reader, storage, writer, location) = try TestServer.verifiedReader()
         storage.changeMarkers = markers
         try reader.verify()  // Its mark of that kind.
         _ = try TestServer.attacker().change("UPDATE vaultkit_manifest SET digest = digest WHERE vault = $1", [.text(location.vaultName)])

@@ -55,4 +55,25 @@ import VaultKit
         #expect(try Vault.open(postgres: location, key: key).string(service: "s", account: "a") == "x")
         #expect(try Self.option(schema) == "n_distinct=-1")
     }
+
+    /// A table whose lock the estimate needs is busy (a `VACUUM`, here another session's
+    /// `LOCK`): the opening waits for it only briefly, not for the session's lock timeout
+    /// (two minutes here), opens without it, and a later opening sets it. The bound below
+    /// is a liveness check, 150 times the wait, not a measurement.
+    @Test func aBusyTableDelaysNoOpening() throws {
+        let (location, schema) = try TestServer.locationInNewSchema()
+        let key = VaultKey.random()
+        try Vault.create(postgres: location, key: key).set("x", service: "s", account: "a")
+        let administrator = try TestServer.attacker()
+        try administrator.execute("ALTER TABLE \(schema).vaultkit_items ALTER COLUMN service_tag RESET (n_distinct)")
+        try administrator.execute("BEGIN; LOCK TABLE \(schema).vaultkit_items IN SHARE UPDATE EXCLUSIVE MODE")
+        let started = ContinuousClock.now
+        let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 120_000)
+        #expect(try Vault.open(storage, key: key).string(service: "s", account: "a") == "x")
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(try Self.option(schema) == "")
+        try administrator.execute("COMMIT")
+        #expect(try Vault.open(postgres: location, key: key).string(service: "s", account: "a") == "x")
+        #expect(try Self.option(schema) == "n_distinct=-1")
+    }
 }

@@ -48,6 +48,21 @@ enum TestServer {
         return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue(), location, key)
     }
 
+    /// The accounts of ``verifiedReader()``'s items (values `v-<account>`): 40, in about 40 buckets.
+    static let readerAccounts = (0..<40).map { "a\($0)" }
+
+    /// A reader of ``readerAccounts``, verified whole, its counted storage (as
+    /// ``countedVault()``), and another process on the vault: what the tests of the
+    /// incremental root check and the change marker start from.
+    static func verifiedReader() throws -> (reader: Vault, storage: PostgresVaultStorage, writer: Vault, location: PostgresVaultLocation) {
+        let (reader, storage, location, key) = try countedVault()
+        try reader.batch { batch in
+            for account in readerAccounts { try batch.set("v-" + account, service: "s", account: account) }
+        }
+        try reader.verify()
+        return (reader, storage, try Vault.open(postgres: location, key: key), location)
+    }
+
     static func attacker() throws -> PostgresConnection {
         try PostgresConnection(conninfo: url(), password: nil, lockTimeoutMilliseconds: 10_000)
     }
