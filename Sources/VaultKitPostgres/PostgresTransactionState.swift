@@ -58,6 +58,9 @@ enum PostgresTransactionState {
         /// commit records (docs/FORMAT.md section 13.1).
         var changedBuckets: Set<Int>? = []
         var generationWritten: UInt64?
+        /// The changed buckets listed with the lock (``PostgresVaultStorage/commitRebased(changedSince:_:)``),
+        /// since `mark`, in the lock's snapshot.
+        var listed: (mark: Int64, rows: [(bucket: Int64, digest: [UInt8]?)])?
 
         /// This transaction's id as the rows it writes carry it (`xmin`: the low 32 bits).
         var ownXmin: UInt32? { ownTransaction.map { UInt32(truncatingIfNeeded: $0) } }

@@ -103,6 +103,10 @@ extension PostgresVaultStorage {
                 if prefetch.rows == nil, connection.queuedCount > 0 { try connection.flush() }
                 if case .reading(let answered) = transaction, let rows = answered.prefetch?.rows { return rows }
             }
+            if case .writing(let write) = transaction, let listed = write.listed, listed.mark == mark, bucket == nil {
+                // Listed with the lock, which no writer has released since.
+                return listed.rows
+            }
             return try connection.query(sql, parameters) { Self.changedBuckets($0) }
         }
         manifestRowsRead += listed.count
@@ -134,14 +138,14 @@ extension PostgresVaultStorage {
     }
 
     /// The statement listing the buckets changed since `mark`, as this storage names states.
-    private func changedBucketsQuery(since mark: Int64, including bucket: Int?) -> (String, [PostgresConnection.Parameter])? {
+    func changedBucketsQuery(since mark: Int64, including bucket: Int?) -> (String, [PostgresConnection.Parameter])? {
         let including: PostgresConnection.Parameter = bucket.map { .int64(Int64($0)) } ?? .nullInt64
         if changeMarkers { return (PostgresSQL.manifestDigestsChangedSinceGeneration, [.text(vault), .int64(mark), including]) }
         guard let xid = UInt32(exactly: mark) else { return nil }
         return (PostgresSQL.manifestDigestsChangedSince, [.text(vault), .text(String(xid)), including])
     }
 
-    private static func changedBuckets(_ rows: PostgresRows) -> [(bucket: Int64, digest: [UInt8]?)] {
+    static func changedBuckets(_ rows: PostgresRows) -> [(bucket: Int64, digest: [UInt8]?)] {
         (0..<rows.count).map { row in (rows.int64(row, 0), rows.isNull(row, 1) ? nil : rows.array(row, 1)) }
     }
 

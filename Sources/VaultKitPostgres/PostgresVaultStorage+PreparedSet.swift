@@ -40,16 +40,12 @@ extension PostgresVaultStorage {
                 throw StorageError.corrupted(reason: .unexpectedStorageError)
             }
             manifestCache.use(version(ofSnapshot: checked.snapshot, ownTransaction: checked.ownTransaction))
-            manifestCache.record(set.bucket, set.digestAfter)
-            manifestCache.carry(to: versionAfterOwnCommit(lockSnapshot: PostgresSnapshot(checked.snapshot), ownTransaction: checked.ownTransaction, barrier: barrier))
             // The header's UPDATE required the vault state this version names (when known):
             // nothing else changed the header or the wraps before this commit.
             let before = rowVersions.version
             rowVersions.readsBelong(to: before)
-            rowVersions.wrote(lookupID: set.row.lookupID)
-            if let version = set.version { rowVersions.wrote(lookupID: version.lookupID) }
-            if let trimmed = set.trimmed { rowVersions.wrote(lookupID: trimmed.lookupID, deleted: true) }
-            for other in set.otherBuckets { manifestCache.record(other.bucket, other.after) }
+            recordWrites(of: set)
+            manifestCache.carry(to: versionAfterOwnCommit(lockSnapshot: PostgresSnapshot(checked.snapshot), ownTransaction: checked.ownTransaction, barrier: barrier))
             let ownXmin = checked.ownTransaction.map { UInt32(truncatingIfNeeded: $0) }
             manifestMarkOfLastCommit = markOfOwnCommit(generation: set.generation, ownXmin: ownXmin)
             snapshotVersion = rowVersions.committed(own: ownXmin, wroteHeader: true, derivable: true)
@@ -58,7 +54,18 @@ extension PostgresVaultStorage {
         }
     }
 
-    private func enqueuePrepared(_ set: PreparedSet, onCheck: @escaping (PostgresRows) -> Void) throws {
+    /// The rows and digests `set` writes, as this transaction's (kept once it commits).
+    func recordWrites(of set: PreparedSet) {
+        rowVersions.wrote(lookupID: set.row.lookupID)
+        if let version = set.version { rowVersions.wrote(lookupID: version.lookupID) }
+        if let trimmed = set.trimmed { rowVersions.wrote(lookupID: trimmed.lookupID, deleted: true) }
+        manifestCache.record(set.bucket, set.digestAfter)
+        for other in set.otherBuckets { manifestCache.record(other.bucket, other.after) }
+    }
+
+    /// Queues `set`'s statements: the header's `UPDATE`, the checks (`onCheck` is given
+    /// the first one's row) and the writes, with the change markers.
+    func enqueuePrepared(_ set: PreparedSet, onCheck: @escaping (PostgresRows) -> Void) throws {
         let row = set.row
         let bucket = Int64(set.bucket)
         // The header first: its row lock is the write lock, and in READ COMMITTED an

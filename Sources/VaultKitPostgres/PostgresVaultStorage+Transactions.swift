@@ -104,7 +104,7 @@ extension PostgresVaultStorage {
 
     /// Holds the lock: keeps the header row read after it, its snapshot, the transaction
     /// id and the vault state.
-    private func useLock(_ row: PostgresHeaderRow) {
+    func useLock(_ row: PostgresHeaderRow) {
         transaction = .writing(.init(header: .locked(row), lockSnapshot: PostgresSnapshot(row.snapshot), ownTransaction: row.ownTransaction))
         manifestCache.use(version(ofSnapshot: row.snapshot, ownTransaction: row.ownTransaction))
         snapshotVersion = rowVersions.observe(row.vaultState)

@@ -15,6 +15,20 @@ package protocol PreparedSetStorage: VaultStorage {
     /// Commits `set` in a write transaction of its own, if the stored state is the one it
     /// was prepared from (``PreparedSet``); otherwise writes nothing.
     func commit(_ set: PreparedSet) throws(StorageError) -> PreparedSet.Outcome
+
+    /// After ``commit(_:)`` found the vault changed: takes the write lock and, in the same
+    /// call, reads the header row and lists the manifest buckets changed since `mark`
+    /// (what ``readHeader()``, ``readManifestRoot()``, ``readGeneration()`` and
+    /// ``manifestBuckets(changedSince:including:)`` for `mark` then answer without a
+    /// call of their own). `rebase` decides from them, holding the lock: the set rebuilt on
+    /// the locked state, committed as ``commit(_:)`` commits one (so `.stale` when the
+    /// stored state is not the one it names), or `nil`: nothing is written and the lock is
+    /// released. Why: with several writers nearly every prepared set meets another's
+    /// commit, and this keeps its write at two calls under the lock instead of a write
+    /// transaction's reads one by one.
+    func commitRebased<BodyError: Error>(
+        changedSince mark: Int64, _ rebase: () throws(BodyError) -> PreparedSet?
+    ) throws(StorageFailure<BodyError>) -> PreparedSet.Outcome?
 }
 
 /// Every round-trip saving capability at once: what an engine whose every call crosses a

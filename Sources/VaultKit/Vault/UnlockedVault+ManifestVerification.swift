@@ -129,7 +129,7 @@ extension UnlockedVault {
     /// (and `bucket`'s, so that the one a caller verifies is the stored one), or `nil` when
     /// the storage cannot list those or they do not sum to `root` (then every bucket is
     /// read: a change the list missed can only cause this, never a pass).
-    private func provenFromChanges(to root: ManifestDigest, including bucket: Int?) throws(VaultError) -> ProvenManifest? {
+    func provenFromChanges(to root: ManifestDigest, including bucket: Int?) throws(VaultError) -> ProvenManifest? {
         guard var proven = manifestCheck.proven, let mark = store.manifestMark else { return nil }
         guard let listed = try store.manifestBuckets(changedSince: proven.mark, including: bucket) else { return nil }
         var changed: [(Int, ManifestDigest)] = []

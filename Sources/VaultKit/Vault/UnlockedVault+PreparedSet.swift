@@ -73,55 +73,43 @@ extension UnlockedVault {
             }
             digests.append((changed, old, old + delta))
         }
-        var root = before.root
-        for (changed, old, new) in digests {
-            if !old.isZero { root -= manifestCheck.bucketTerm(changed, digest: old, keys: keys) }
-            if !new.isZero { root += manifestCheck.bucketTerm(changed, digest: new, keys: keys) }
-        }
-        let digest = digests.first { $0.bucket == index }!.after
-        let generation = before.generation + 1
-        let tag = keys.manifestRootTag(root, header: before.header, generation: generation)
-        var prepared = PreparedSet(
-            row: row, replacedNonce: replaced?.nonce, bucket: index,
-            digestBefore: bucket.digest.isZero ? nil : bucket.digest.bytes, digestAfter: digest.isZero ? nil : digest.bytes,
-            generationBefore: before.generation, tagBefore: before.tag.bytes,
-            root: root.bytes, tag: tag.bytes, generation: generation
-        )
-        if let archive {
-            prepared.settings = archive.settings
-            prepared.version = archive.version?.row
-            prepared.trimmed = archive.trimmed.map { ($0.lookupID, $0.nonce) }
-            prepared.noRowsOfServiceTag = archive.noVersionsOf
-            prepared.otherBuckets = digests.filter { $0.bucket != index }.map {
-                ($0.bucket, $0.before.isZero ? nil : $0.before.bytes, $0.after.isZero ? nil : $0.after.bytes)
-            }
-        }
+        let plan = PreparedSetPlan(row: row, replacedNonce: replaced?.nonce, bucket: index, rows: rows, digests: digests, archive: archive)
+        let (prepared, after) = preparedSet(plan, on: before)
         let versionPrepared = manifestCheck.dataVersion
+        let committed: (versionBefore: Int64?, rootBefore: ManifestDigest, after: VerifiedBuckets.Root)
         switch try store.commit(prepared) {
-        case .stale:
-            // The vault is not as kept (another process wrote, or re-keyed): verify afresh
-            // (the proven digests stay: the next check sums them with what changed).
-            manifestCheck.resetAll(keepingProven: true)
-            return false
         case .committed(let versionBefore):
-            // Something else committed since this process last verified (anywhere on the
-            // server: the version is the server's): reads verify again; the rows kept
-            // stay, with this write.
-            if versionBefore == versionPrepared {
-                manifestCheck.ownCommit(from: versionPrepared, to: store.snapshotVersion)
-            } else {
-                manifestCheck.reset(dataVersion: store.snapshotVersion)
+            committed = (versionBefore, before.root, after)
+        case .stale:
+            // Another process wrote the vault since (or re-keyed it): what reads rely on
+            // is verified again, and the set is rebuilt on the state found under the
+            // lock if nothing it builds on changed.
+            manifestCheck.reset()
+            manifestCheck.discardProvenChanges()
+            guard let rebased = try commitRebased(plan, refusedAt: before) else {
+                // Verify afresh (the proven digests stay: the next check sums them with
+                // what changed).
+                manifestCheck.resetAll(keepingProven: true)
+                return false
             }
-            verified.applyPrepared(rows, digests: digests.map { ($0.bucket, $0.after) },
-                                   root: .init(root: root, header: before.header, generation: generation, tag: tag))
-            if let version = archive?.version?.row { verified.rememberVersion(version.lookupID, nonce: version.nonce) }
-            if let trimmed = archive?.trimmed { verified.forgetVersion(trimmed.lookupID) }
-            for (changed, _, new) in digests { manifestCheck.recordProven(bucket: changed, digest: new) }
-            manifestCheck.recordProven(rootBefore: before.root, after: root)
-            manifestCheck.applyProvenChanges(mark: store.manifestMarkOfLastCommit)
-            manifestCheck.committing = (generation, root)
-            recordCommit()
-            return true
+            committed = (nil, rebased.rootBefore, rebased.after)
         }
+        // Something else committed since this process last verified (anywhere on the
+        // server: the version is the server's): reads verify again; the rows kept stay,
+        // with this write.
+        if committed.versionBefore == versionPrepared {
+            manifestCheck.ownCommit(from: versionPrepared, to: store.snapshotVersion)
+        } else {
+            manifestCheck.reset(dataVersion: store.snapshotVersion)
+        }
+        verified.applyPrepared(rows, digests: digests.map { ($0.bucket, $0.after) }, root: committed.after)
+        if let version = archive?.version?.row { verified.rememberVersion(version.lookupID, nonce: version.nonce) }
+        if let trimmed = archive?.trimmed { verified.forgetVersion(trimmed.lookupID) }
+        for (changed, _, new) in digests { manifestCheck.recordProven(bucket: changed, digest: new) }
+        manifestCheck.recordProven(rootBefore: committed.rootBefore, after: committed.after.root)
+        manifestCheck.applyProvenChanges(mark: store.manifestMarkOfLastCommit)
+        manifestCheck.committing = (committed.after.generation, committed.after.root)
+        recordCommit()
+        return true
     }
 }

@@ -139,6 +139,12 @@ struct VaultStore {
         return try Self.converting { () throws(StorageError) in try preparing.commit(set) }
     }
 
+    /// ``PreparedSetStorage/commitRebased(changedSince:_:)``.
+    func commitRebased(changedSince mark: Int64, _ rebase: () throws(VaultError) -> PreparedSet?) throws(VaultError) -> PreparedSet.Outcome? {
+        guard let preparing else { throw .corrupted(reason: .unexpectedStorageError) }
+        return try passing { () throws(StorageFailure<VaultError>) in try preparing.commitRebased(changedSince: mark, rebase) }
+    }
+
     func delete(lookupID: [UInt8]) throws(VaultError) -> (serviceTag: [UInt8], nonce: [UInt8])? {
         try Self.converting { () throws(StorageError) in try storage.delete(lookupID: lookupID) }
     }

@@ -91,6 +91,15 @@ final class VerifiedBuckets {
         discardTransaction()
     }
 
+    /// Drops the kept buckets whose digest is not `digests`' (a root verified since shows
+    /// another writer changed them): a `set` prepared from them would be refused.
+    func keepOnly(matching digests: [ManifestDigest]) {
+        for (index, bucket) in buckets where bucket.digest != digests[index] {
+            rowCount -= bucket.rows.count
+            buckets[index] = nil
+        }
+    }
+
     // MARK: The write transaction in progress
 
     func discardTransaction() {
