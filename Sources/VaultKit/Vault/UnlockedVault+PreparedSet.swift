@@ -74,19 +74,17 @@ extension UnlockedVault {
             digests.append((changed, old, old + delta))
         }
         let plan = PreparedSetPlan(row: row, replacedNonce: replaced?.nonce, bucket: index, rows: rows, digests: digests, archive: archive)
-        let (prepared, after) = preparedSet(plan, on: before)
         let versionPrepared = manifestCheck.dataVersion
-        let committed: (versionBefore: Int64?, rootBefore: ManifestDigest, after: VerifiedBuckets.Root)
-        switch try store.commit(prepared) {
-        case .committed(let versionBefore):
-            committed = (versionBefore, before.root, after)
-        case .stale:
-            // Another process wrote the vault since (or re-keyed it): what reads rely on
-            // is verified again, and the set is rebuilt on the state found under the
-            // lock if nothing it builds on changed.
-            manifestCheck.reset()
-            manifestCheck.discardProvenChanges()
-            guard let rebased = try commitRebased(plan, refusedAt: before) else {
+        var committed: (versionBefore: Int64?, rootBefore: ManifestDigest, after: VerifiedBuckets.Root)?
+        if !verified.othersWrite {
+            let (prepared, after) = preparedSet(plan, on: before)
+            if case .committed(let versionBefore) = try store.commit(prepared) { committed = (versionBefore, before.root, after) }
+        }
+        if committed == nil {
+            // Another process wrote the vault since (or re-keyed it), or, after it last did,
+            // most likely has: the set is rebuilt on the state found under the lock, if
+            // nothing it builds on changed.
+            guard let rebased = try commitRebased(plan, preparedOn: before) else {
                 // Verify afresh (the proven digests stay: the next check sums them with
                 // what changed).
                 manifestCheck.resetAll(keepingProven: true)
@@ -94,6 +92,7 @@ extension UnlockedVault {
             }
             committed = (nil, rebased.rootBefore, rebased.after)
         }
+        guard let committed else { return false }
         // Something else committed since this process last verified (anywhere on the
         // server: the version is the server's): reads verify again; the rows kept stay,
         // with this write.

@@ -16,15 +16,26 @@
 /// own buckets must hold the digests it was prepared from, and the storage checks the
 /// item's row, the versions and those digests again as it writes.
 extension UnlockedVault {
-    /// Rebuilds `plan` on the locked state and commits it; `nil`, having written nothing,
-    /// when that state is not a plain later write of the same vault (a re-key, a passphrase
-    /// or host change, a header that does not verify), the changed buckets cannot be
-    /// listed or do not sum to its root, or one of the set's buckets changed: the caller
-    /// then writes as any other `set`, which reads and verifies what it needs.
+    /// Rebuilds `plan` (prepared on `before`) on the locked state and commits it; `nil`,
+    /// having written nothing, when that state is neither `before` nor a plain later write
+    /// of the same vault (a re-key, a passphrase or host change, a header that does not
+    /// verify), the changed buckets cannot be listed or do not sum to its root, or one of
+    /// the set's buckets changed: the caller then writes as any other `set`, which reads
+    /// and verifies what it needs.
+    ///
+    /// Taken after the storage refused the set, and, while other processes keep writing,
+    /// instead of offering it first (``VerifiedBuckets/othersWrite``): the offer would
+    /// wait for the lock only to be refused. Once a rebuild finds nobody wrote since, sets
+    /// are offered first again.
     /// - Returns: the root the set was rebuilt on and the one it committed.
     /// - Throws: ``VaultError/rolledBack`` when the locked state is older than the
     ///   rollback record, as a write transaction would.
-    func commitRebased(_ plan: PreparedSetPlan, refusedAt before: VerifiedBuckets.Root) throws(VaultError) -> (rootBefore: ManifestDigest, after: VerifiedBuckets.Root)? {
+    func commitRebased(_ plan: PreparedSetPlan, preparedOn before: VerifiedBuckets.Root) throws(VaultError) -> (rootBefore: ManifestDigest, after: VerifiedBuckets.Root)? {
+        // What reads rely on is verified again after this (the buckets verified at the
+        // proven digests are noted now, before those move on, to be carried).
+        manifestCheck.reset()
+        manifestCheck.discardProvenChanges()
+        manifestCheck.verified.othersWrite = true
         guard let mark = manifestCheck.proven?.mark else { return nil }
         var rebased: (rootBefore: ManifestDigest, after: VerifiedBuckets.Root)?
         let outcome = try store.commitRebased(changedSince: mark) { () throws(VaultError) -> PreparedSet? in
@@ -36,7 +47,8 @@ extension UnlockedVault {
                 return nil
             }
             let (root, header, generation) = locked
-            guard header.authenticatedBytes == before.header.authenticatedBytes, generation > before.generation,
+            let unchanged = generation == before.generation && root == before.root
+            guard header.authenticatedBytes == before.header.authenticatedBytes, generation > before.generation || unchanged,
                   let proven = try provenFromChanges(to: root, including: nil) else { return nil }
             // Compared before anything is written on it (a write transaction compares
             // what it verifies under the lock the same way); recorded by this commit's successor.
@@ -47,6 +59,7 @@ extension UnlockedVault {
             // Kept buckets another writer changed would only be refused.
             manifestCheck.verified.keepOnly(matching: proven.digests)
             guard plan.digests.allSatisfy({ proven.digests[$0.bucket] == $0.before }) else { return nil }
+            if unchanged { manifestCheck.verified.othersWrite = false }
             let tag = keys.manifestRootTag(root, header: header, generation: generation)
             let (set, after) = preparedSet(plan, on: .init(root: root, header: header, generation: generation, tag: tag))
             rebased = (root, after)

@@ -91,6 +91,11 @@ final class VerifiedBuckets {
         discardTransaction()
     }
 
+    /// Whether other processes have been writing the vault: the last `set` prepared from
+    /// these was refused, or rebuilt on another's commit, so the next one goes straight to
+    /// the lock (``UnlockedVault/commitRebased(_:preparedOn:)``).
+    var othersWrite = false
+
     /// Drops the kept buckets whose digest is not `digests`' (a root verified since shows
     /// another writer changed them): a `set` prepared from them would be refused.
     func keepOnly(matching digests: [ManifestDigest]) {
