@@ -54,6 +54,13 @@ enum PostgresSQL {
     /// for ``insertHeader``.
     static let beginCreating = "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.creationLock)); " + PostgresSchema.all.joined(separator: "; ")
 
+    /// How many of the tables and indexes ``beginCreating`` creates exist in the schema it
+    /// creates them in (the first of the `search_path`, as `IF NOT EXISTS` looks).
+    static let createdRelations = """
+        SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = current_schema() AND c.relname IN \(PostgresSchema.createdList)
+        """
+
     /// A new vault's header row (generation 0), unless the vault exists.
     static let insertHeader = """
         INSERT INTO vaultkit_header (vault, format_version, vault_id, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit,

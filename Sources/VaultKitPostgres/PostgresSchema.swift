@@ -80,6 +80,12 @@ enum PostgresSchema {
     static let changesByGenerationIndex = "CREATE INDEX IF NOT EXISTS vaultkit_manifest_changes_by_generation ON vaultkit_manifest_changes (vault, changed)"
     static let changes = [changesTable, changesByGenerationIndex]
     static let all = [headerTable, itemsTable, itemsByServiceIndex, manifestTable, hostWrapsTable] + changes
+    /// The names of the tables and indexes ``all`` creates.
+    static let created = [
+        "vaultkit_header", "vaultkit_items", "vaultkit_items_by_service", "vaultkit_manifest", "vaultkit_host_wraps",
+        "vaultkit_manifest_changes", "vaultkit_manifest_changes_by_generation",
+    ]
+    static let createdList = "(" + created.map { "'\($0)'" }.joined(separator: ", ") + ")"
 
     /// The tables every release's schema check covers, as an SQL list (earlier releases
     /// check these four only).

@@ -5,7 +5,11 @@ import VaultKit
 extension PostgresVaultStorage {
     package func createVault(header: VaultHeader, manifestTag: ManifestDigest) throws(StorageError) {
         try run { () throws in
-            try connection.execute(PostgresSQL.beginCreating)
+            // Only where something is missing: `CREATE INDEX IF NOT EXISTS` takes its
+            // table's SHARE lock even when the index exists, and would hold every writer
+            // of every vault in these tables (and queue those after it) until this commits.
+            let complete = try connection.query(PostgresSQL.createdRelations) { $0.int64(0, 0) } == PostgresSchema.created.count
+            try connection.execute(complete ? PostgresSQL.beginWrite : PostgresSQL.beginCreating)
             do {
                 let inserted = try connection.change(
                     PostgresSQL.insertHeader,
