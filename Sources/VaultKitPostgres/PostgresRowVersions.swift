@@ -53,12 +53,12 @@ struct PostgresRowVersions {
     /// `nil`: not known (never read, or after a write whose result is not derivable).
     private var state: VaultState?
     /// What vouches for lone reads under `version`, by bucket.
-    private var buckets: [Int: BucketRows] = [:]
+    private var buckets = PostgresBucketTable()
     private var rowCount = 0
     /// What vouched under earlier versions and was not found changed since: the engine
     /// carries a bucket's rows into the new version once the new root shows its digest
     /// unchanged (``carry(_:)``).
-    private var held: [Int: BucketRows] = [:]
+    private var held = PostgresBucketTable()
 
     /// What a transaction read or wrote, applied when it ends well.
     private var reads: [(key: UInt64, xmin: UInt32)] = []
@@ -86,7 +86,7 @@ struct PostgresRowVersions {
         let bucket = Self.bucket(key)
         if buckets[bucket]?.vouches(for: key, xmin: xmin) == true { return version }
         if held[bucket]?.vouches(for: key, xmin: xmin) != true { held[bucket] = nil }
-        if let tainted = buckets.removeValue(forKey: bucket) { rowCount -= tainted.rows.count }
+        if let tainted = buckets.remove(bucket) { rowCount -= tainted.rows.count }
         startNewVersion()
         return version
     }
@@ -117,11 +117,11 @@ struct PostgresRowVersions {
         lastVersion += 1
         version = lastVersion
         if holding {
-            held.merge(buckets) { _, newer in newer }
+            held.take(&buckets)
         } else {
-            held = [:]
+            held.removeAll()
+            buckets.removeAll()
         }
-        buckets = [:]
         rowCount = 0
     }
 
@@ -130,7 +130,7 @@ struct PostgresRowVersions {
     mutating func carry(_ carrying: [Int]) -> [Int] {
         carrying.filter { bucket in
             if buckets[bucket] != nil { return true }
-            guard let rows = held.removeValue(forKey: bucket), rowCount + rows.rows.count <= Self.rowLimit else { return false }
+            guard let rows = held.remove(bucket), rowCount + rows.rows.count <= Self.rowLimit else { return false }
             buckets[bucket] = rows
             rowCount += rows.rows.count
             return true
@@ -207,7 +207,7 @@ struct PostgresRowVersions {
                     rowCount -= 1
                 }
             }
-            if forgetsRows { buckets = [:]; held = [:]; rowCount = 0 }
+            if forgetsRows { buckets.removeAll(); held.removeAll(); rowCount = 0 }
         } else {
             state = nil
             startNewVersion(holding: false)
@@ -228,8 +228,8 @@ struct PostgresRowVersions {
     private mutating func applyReads() {
         // A bucket read whole now replaces what was kept of it.
         if readAll {
-            buckets = [:]
-            held = [:]
+            buckets.removeAll()
+            held.removeAll()
             rowCount = 0
             for bucket in 0..<Self.bucketCount { buckets[bucket] = .init(whole: true) }
         }

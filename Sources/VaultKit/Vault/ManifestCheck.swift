@@ -144,8 +144,10 @@ final class ManifestCheck {
     /// the root is verified again; kept from an earlier reset if none was verified since).
     func reset(dataVersion: Int64 = -1) {
         if rootVerified, let proven {
-            let buckets = allBucketsVerified ? Array(0..<Manifest.bucketCount)
-                : verifiedBuckets.indices.filter { verifiedBuckets[$0] || carriedBuckets[$0] }
+            // Read from local copies: every access to this class's arrays in a loop of
+            // every bucket is checked for exclusivity (run on every other process's commit).
+            let (verified, carried) = (verifiedBuckets, carriedBuckets)
+            let buckets = allBucketsVerified ? Array(0..<Manifest.bucketCount) : verified.indices.filter { verified[$0] || carried[$0] }
             candidates = buckets.isEmpty ? nil : (buckets, proven.digests)
         } else if rootVerified {
             candidates = nil
@@ -153,11 +155,11 @@ final class ManifestCheck {
         self.dataVersion = dataVersion
         rootVerified = false
         allBucketsVerified = false
-        for index in verifiedBuckets.indices {
-            verifiedBuckets[index] = false
-            carriedBuckets[index] = false
-        }
+        verifiedBuckets = Self.noBuckets
+        carriedBuckets = Self.noBuckets
     }
+
+    private static let noBuckets = [Bool](repeating: false, count: Manifest.bucketCount)
 
     /// Forgets everything verified, the kept rows and proven digests too: they are known
     /// to be out of date (a prepared set found the vault changed; the proven digests and
