@@ -36,6 +36,18 @@ enum PostgresTransactionState {
         /// The changed buckets asked for ahead (``PostgresVaultStorage/prefetchManifestBuckets(changedSince:including:)``)
         /// and, once answered, the rows: sent with the first statement, read in its snapshot.
         var prefetch: (mark: Int64, bucket: Int?, rows: [(bucket: Int64, digest: [UInt8]?)]?)?
+        /// The item row asked for ahead (``PostgresVaultStorage/prefetchItem(lookupID:)``)
+        /// and, once answered, the row (`.some(nil)`: none) with its `xmin`: sent with the
+        /// first statement, read in its snapshot, answered once.
+        var item: (lookupID: [UInt8], row: PrefetchedItem??)?
+    }
+
+    /// An item row read ahead: what ``PostgresSQL/loneRead`` returns of it.
+    struct PrefetchedItem {
+        let serviceTag: [UInt8]
+        let nonce: [UInt8]
+        let sealed: [UInt8]
+        let xmin: UInt32?
     }
 
     /// What a write transaction keeps once it holds the lock.

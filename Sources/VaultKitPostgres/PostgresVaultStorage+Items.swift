@@ -18,6 +18,15 @@ extension PostgresVaultStorage {
             }
             return try StorageFailure.passing { () throws(BodyError) in try outcome.get() }
         }
+        if let prefetched = try StorageFailure<BodyError>.lift({ () throws(StorageError) in try takePrefetchedItem(lookupID) }) {
+            guard let row = prefetched else { return nil }
+            let outcome = row.serviceTag.withUnsafeBytes { serviceTag in
+                row.nonce.withUnsafeBytes { nonce in
+                    row.sealed.withUnsafeBytes { sealed in Swift.Result { () throws(BodyError) in try body(serviceTag, nonce, sealed) } }
+                }
+            }
+            return try StorageFailure.passing { () throws(BodyError) in try outcome.get() }
+        }
         return try passing(BodyError.self) {
             try connection.query(PostgresSQL.loneRead, [.text(vault), .bytes(lookupID)]) { rows in
                 guard rows.count == 1 else { throw StorageError.corrupted(reason: .rowStoredTwice) }
@@ -35,6 +44,37 @@ extension PostgresVaultStorage {
                 return try StorageFailure.passing { () throws(BodyError) in try body(rows.bytes(0, 0), rows.bytes(0, 1), rows.bytes(0, 2)) }
             }
         }
+    }
+
+    /// In a read transaction whose first statement is not sent yet, queues the read of
+    /// `lookupID`'s row behind it (``PostgresTransactionState/Read/item``).
+    package func prefetchItem(lookupID: [UInt8]) throws(StorageError) {
+        guard case .reading(let read) = transaction, read.first == nil, read.item == nil, connection.queuedCount > 0 else { return }
+        try run { () throws in
+            transaction.updateRead { $0.item = (lookupID, nil) }
+            try connection.enqueue(PostgresSQL.loneRead, [.text(vault), .bytes(lookupID)]) { [unowned self] rows in
+                // Stored twice: not answered here, so the read runs as a statement and says so.
+                guard rows.count == 1 else { return }
+                let row: PostgresTransactionState.PrefetchedItem? = rows.isNull(0, 0) ? nil : .init(
+                    serviceTag: rows.array(0, 0), nonce: rows.array(0, 1), sealed: rows.array(0, 2),
+                    xmin: PostgresRowVersions.xid(rows.text(0, 3)))
+                transaction.updateRead { read in
+                    if read.item?.lookupID == lookupID { read.item?.row = .some(row) }
+                }
+            }
+        }
+    }
+
+    /// The row read ahead for `lookupID` in this read transaction (`.some(nil)`: none),
+    /// once; `nil` when none was (then the caller reads it). Recorded as the transaction's
+    /// read of it, as a statement's would be.
+    private func takePrefetchedItem(_ lookupID: [UInt8]) throws(StorageError) -> PostgresTransactionState.PrefetchedItem?? {
+        guard case .reading(let read) = transaction, let asked = read.item, asked.lookupID == lookupID else { return nil }
+        if asked.row == nil, connection.queuedCount > 0 { try run { () throws in try connection.flush() } }
+        guard case .reading(let answered) = transaction, let row = answered.item?.row else { return nil }
+        transaction.updateRead { $0.item = nil }
+        lookupID.withUnsafeBytes { rowVersions.read(lookupID: $0, xmin: row?.xmin) }
+        return .some(row)
     }
 
     package func forEachRow<BodyError: Error>(serviceTag: [UInt8]?, _ body: (StoredRow) throws(BodyError) -> Void) throws(StorageFailure<BodyError>) {

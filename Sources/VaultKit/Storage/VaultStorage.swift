@@ -183,6 +183,14 @@ package protocol VaultStorage: AnyObject {
     /// first statement. The default does nothing.
     func prefetchManifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError)
 
+    /// Says, at the start of a read transaction, that the engine will read the row of
+    /// `lookupID` in it (``withSealedItem(lookupID:_:)``): a storage that pipelines may send
+    /// that read with the transaction's first statement, in the same snapshot, and answer
+    /// the engine's call from it. Why: a `get` after another process's commit verifies the
+    /// root in that first round trip and then needed one more for the row. The default
+    /// does nothing.
+    func prefetchItem(lookupID: [UInt8]) throws(StorageError)
+
     /// After ``snapshotVersion`` moved: keeps under the new version what vouched, under an
     /// earlier one, for lone reads of `buckets`' rows (the engine found these buckets'
     /// digests unchanged under a newly verified root); returns the buckets it kept. The
@@ -211,6 +219,7 @@ extension VaultStorage {
     package var manifestMarkOfLastCommit: Int64? { nil }
     package func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) -> [(bucket: Int64, digest: [UInt8]?)]? { nil }
     package func prefetchManifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) {}
+    package func prefetchItem(lookupID: [UInt8]) throws(StorageError) {}
     package func carryVerifiedBuckets(_ buckets: [Int]) -> [Int] { [] }
 }
 

@@ -116,6 +116,8 @@ extension UnlockedVault {
                 }
                 if case .unverified = lookup {
                     lookup = try store.readTransaction { () throws(VaultError) in
+                        // The row, asked for now, travels with the snapshot's first statement.
+                        try store.prefetchItem(lookupID: lookupID)
                         try ensureManifestVerified(bucket: bucket)
                         return try readRow(lookupID, service: service, account: account, onlyIfVerified: false, body)
                     }

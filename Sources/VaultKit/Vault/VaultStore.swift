@@ -193,6 +193,10 @@ struct VaultStore {
         try Self.converting { () throws(StorageError) in try storage.prefetchManifestBuckets(changedSince: mark, including: bucket) }
     }
 
+    func prefetchItem(lookupID: [UInt8]) throws(VaultError) {
+        try Self.converting { () throws(StorageError) in try storage.prefetchItem(lookupID: lookupID) }
+    }
+
     func carryVerifiedBuckets(_ buckets: [Int]) -> [Int] { storage.carryVerifiedBuckets(buckets) }
 
     func deleteAllManifestBuckets() throws(VaultError) {
