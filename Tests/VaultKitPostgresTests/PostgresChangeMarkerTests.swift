@@ -171,19 +171,10 @@ import VaultKit
         case raised
         /// Markers inserted for every bucket, and for bucket numbers no vault has.
         case inserted
-    }
 
-    /// A DBA who edits the markers after another process's commit: the reader still
-    /// returns the right secret (reading every bucket when the hint hid a change), and a
-    /// digest the DBA changed and hid from the hint is still `tampered`.
-    @Test(arguments: HintAttack.allCases)
-    func aHintEditedByTheDBANeverPassesAWrongRoot(_ attack: HintAttack) throws {
-        let (reader, storage, writer, location) = try TestServer.verifiedReader()
-        try writer.set("changed", service: "s", account: "a0")
-        let attacker = try TestServer.attacker()
-        let name = PostgresConnection.Parameter.text(location.vaultName)
-        func edit() throws {
-            switch attack {
+        /// Edits the markers of vault `name` as this attack does, as the DBA `attacker`.
+        func edit(_ name: PostgresConnection.Parameter, as attacker: PostgresConnection) throws {
+            switch self {
             case .lowered: _ = try attacker.change("UPDATE vaultkit_manifest_changes SET changed = 0 WHERE vault = $1", [name])
             case .deleted: _ = try attacker.change("DELETE FROM vaultkit_manifest_changes WHERE vault = $1", [name])
             case .raised: _ = try attacker.change("UPDATE vaultkit_manifest_changes SET changed = 1000000000000 WHERE vault = $1", [name])
@@ -195,6 +186,18 @@ import VaultKit
                     """, [name])
             }
         }
+    }
+
+    /// A DBA who edits the markers after another process's commit: the reader still
+    /// returns the right secret (reading every bucket when the hint hid a change), and a
+    /// digest the DBA changed and hid from the hint is still `tampered`.
+    @Test(arguments: HintAttack.allCases)
+    func aHintEditedByTheDBANeverPassesAWrongRoot(_ attack: HintAttack) throws {
+        let (reader, storage, writer, location) = try TestServer.verifiedReader()
+        try writer.set("changed", service: "s", account: "a0")
+        let attacker = try TestServer.attacker()
+        let name = PostgresConnection.Parameter.text(location.vaultName)
+        func edit() throws { try attack.edit(name, as: attacker) }
         try edit()
         let rowsBefore = storage.manifestRowsRead
         #expect(try reader.string(service: "s", account: "a0") == "changed")

@@ -41,6 +41,14 @@ import VaultKit
         return (a, aStorage, b, bStorage, location, key)
     }
 
+    /// `a` and `b` set `first` and `second` by turns, three times each, without history.
+    static func takeTurns(_ a: Vault, _ first: String, _ b: Vault, _ second: String) throws {
+        for round in 0..<3 {
+            try a.set("turn \(round)", service: "s", account: first, keepHistory: false)
+            try b.set("turn \(round)", service: "s", account: second, keepHistory: false)
+        }
+    }
+
     /// Two handles take turns writing items in different buckets: every `set` meets the
     /// other's commit, and is rebuilt under the lock. Two round trips each (the lock with
     /// the header and changed buckets, the rows with `COMMIT`; the refused offer is no
@@ -50,10 +58,7 @@ import VaultKit
     @Test func writersTakingTurnsRebaseInTwoRoundTrips() throws {
         let (a, aStorage, b, bStorage, location, key) = try Self.twoWriters()
         let (first, second) = try Self.accounts(in: a, location, sharingABucket: false)
-        for round in 0..<3 {
-            try a.set("warm \(round)", service: "s", account: first, keepHistory: false)
-            try b.set("warm \(round)", service: "s", account: second, keepHistory: false)
-        }
+        try Self.takeTurns(a, first, b, second)
         let transactions = (aStorage.writeTransactionsBegun, bStorage.writeTransactionsBegun)
         var counts: [Int] = []
         for round in 0..<20 {
@@ -76,10 +81,7 @@ import VaultKit
     @Test func aLoneWriterAgainIsBackToOneRoundTrip() throws {
         let (a, aStorage, b, _, location, _) = try Self.twoWriters()
         let (first, second) = try Self.accounts(in: a, location, sharingABucket: false)
-        for round in 0..<3 {
-            try a.set("turn \(round)", service: "s", account: first, keepHistory: false)
-            try b.set("turn \(round)", service: "s", account: second, keepHistory: false)
-        }
+        try Self.takeTurns(a, first, b, second)
         var counts: [Int] = []
         for round in 0..<6 {
             let before = aStorage.connection.roundTrips
@@ -159,19 +161,7 @@ import VaultKit
         try a.set("mine", service: "s", account: mine)
         let attacker = try TestServer.attacker()
         let name = PostgresConnection.Parameter.text(location.vaultName)
-        func edit() throws {
-            switch attack {
-            case .lowered: _ = try attacker.change("UPDATE vaultkit_manifest_changes SET changed = 0 WHERE vault = $1", [name])
-            case .deleted: _ = try attacker.change("DELETE FROM vaultkit_manifest_changes WHERE vault = $1", [name])
-            case .raised: _ = try attacker.change("UPDATE vaultkit_manifest_changes SET changed = 1000000000000 WHERE vault = $1", [name])
-            case .inserted:
-                _ = try attacker.change("""
-                    INSERT INTO vaultkit_manifest_changes (vault, bucket, changed)
-                    SELECT $1, b, 1000000000000 FROM generate_series(-2, 1030) AS b
-                    ON CONFLICT (vault, bucket) DO UPDATE SET changed = EXCLUDED.changed
-                    """, [name])
-            }
-        }
+        func edit() throws { try attack.edit(name, as: attacker) }
         try b.set("theirs", service: "s", account: theirs)
         try edit()
         try a.set("mine again", service: "s", account: mine)
