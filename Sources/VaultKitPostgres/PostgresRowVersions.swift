@@ -91,16 +91,18 @@ struct PostgresRowVersions {
         return version
     }
 
-    /// Whether a row a write transaction read under the lock (to replace, keep as a
-    /// version or delete it; `xmin` `nil`: none) is one the engine verified: kept under
-    /// this version, in a bucket the transaction read whole, or written by the
-    /// transaction itself. Else the version is tainted, as by a lone read (``confirm(lookupID:xmin:)``),
-    /// so the engine verifies that bucket again in the transaction's snapshot before it
-    /// builds on the row: a row put back by someone who left the header alone is caught.
-    mutating func confirmUnderLock(lookupID: UnsafeRawBufferPointer, xmin: UInt32?) -> Int64 {
+    /// Whether a row a transaction read by itself (`xmin` `nil`: none) is one the engine
+    /// verified: kept under this version, in a bucket the transaction read whole, or
+    /// written by the transaction itself. Else the version is tainted, as by a lone read
+    /// (``confirm(lookupID:xmin:)``), so the engine verifies that bucket again in the
+    /// transaction's snapshot before it relies on the row: a row put back by someone who
+    /// left the header alone is caught. A write transaction asks under the lock, before
+    /// it replaces, keeps as a version or deletes the row; a read transaction, before a
+    /// `get` that found the row's bucket carried trusts it.
+    mutating func confirmInTransaction(lookupID: UnsafeRawBufferPointer, xmin: UInt32?) -> Int64 {
         let key = Self.key(lookupID)
         let bucket = Self.bucket(key)
-        if readBuckets.contains(bucket) || writes.contains(where: { $0.key == key }) { return version }
+        if readAll || readBuckets.contains(bucket) || writes.contains(where: { $0.key == key }) { return version }
         return confirm(lookupID: Array(lookupID), xmin: xmin)
     }
 

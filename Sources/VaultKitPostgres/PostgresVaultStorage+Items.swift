@@ -5,7 +5,9 @@ import VaultKit
 extension PostgresVaultStorage {
     /// Outside a transaction the same statement reads the vault state and the row's
     /// `xmin`, so that ``snapshotVersion`` is the verified one only if neither changed
-    /// since (the engine trusts a row read alone only then).
+    /// since (the engine trusts a row read alone only then). Inside one, the row is
+    /// confirmed unless the transaction read its bucket whole or wrote it
+    /// (``PostgresRowVersions/confirmInTransaction(lookupID:xmin:)``).
     package func withSealedItem<Result, BodyError: Error>(
         lookupID: [UInt8],
         _ body: (_ serviceTag: UnsafeRawBufferPointer, _ nonce: UnsafeRawBufferPointer, _ sealed: UnsafeRawBufferPointer) throws(BodyError) -> Result
@@ -36,7 +38,7 @@ extension PostgresVaultStorage {
                     snapshotVersion = rowVersions.confirm(lookupID: lookupID, xmin: xmin)
                 } else {
                     lookupID.withUnsafeBytes { lookupID in
-                        if transaction.isWriting { snapshotVersion = rowVersions.confirmUnderLock(lookupID: lookupID, xmin: xmin) }
+                        snapshotVersion = rowVersions.confirmInTransaction(lookupID: lookupID, xmin: xmin)
                         rowVersions.read(lookupID: lookupID, xmin: xmin)
                     }
                 }
@@ -66,14 +68,18 @@ extension PostgresVaultStorage {
     }
 
     /// The row read ahead for `lookupID` in this read transaction (`.some(nil)`: none),
-    /// once; `nil` when none was (then the caller reads it). Recorded as the transaction's
-    /// read of it, as a statement's would be.
+    /// once; `nil` when none was (then the caller reads it). Confirmed and recorded as
+    /// the transaction's read of it, as a statement's would be: the engine trusts it in a
+    /// bucket it did not read whole only if the row versions held vouch for it.
     private func takePrefetchedItem(_ lookupID: [UInt8]) throws(StorageError) -> PostgresTransactionState.PrefetchedItem?? {
         guard case .reading(let read) = transaction, let asked = read.item, asked.lookupID == lookupID else { return nil }
         if asked.row == nil, connection.queuedCount > 0 { try run { () throws in try connection.flush() } }
         guard case .reading(let answered) = transaction, let row = answered.item?.row else { return nil }
         transaction.updateRead { $0.item = nil }
-        lookupID.withUnsafeBytes { rowVersions.read(lookupID: $0, xmin: row?.xmin) }
+        lookupID.withUnsafeBytes { lookupID in
+            snapshotVersion = rowVersions.confirmInTransaction(lookupID: lookupID, xmin: row?.xmin)
+            rowVersions.read(lookupID: lookupID, xmin: row?.xmin)
+        }
         return .some(row)
     }
 
@@ -192,7 +198,7 @@ extension PostgresVaultStorage {
         }
         // The row deleted is the one verified (before this transaction's own write counts).
         if transaction.isWriting {
-            lookupID.withUnsafeBytes { snapshotVersion = rowVersions.confirmUnderLock(lookupID: $0, xmin: deleted?.2) }
+            lookupID.withUnsafeBytes { snapshotVersion = rowVersions.confirmInTransaction(lookupID: $0, xmin: deleted?.2) }
         }
         rowVersions.wrote(lookupID: lookupID, deleted: true)
         return deleted.map { ($0.0, $0.1) }
@@ -223,8 +229,8 @@ extension PostgresVaultStorage {
 extension PostgresVaultStorage {
     /// A row found in an item's place under the write lock, which the engine is about to
     /// build on: unless it is the row verified, the snapshot version moves on and the
-    /// engine verifies its bucket again (``PostgresRowVersions/confirmUnderLock(lookupID:xmin:)``).
+    /// engine verifies its bucket again (``PostgresRowVersions/confirmInTransaction(lookupID:xmin:)``).
     func confirmUnderLock(_ row: StoredRow, xmin: UInt32?) {
-        row.lookupID.withUnsafeBytes { snapshotVersion = rowVersions.confirmUnderLock(lookupID: $0, xmin: xmin) }
+        row.lookupID.withUnsafeBytes { snapshotVersion = rowVersions.confirmInTransaction(lookupID: $0, xmin: xmin) }
     }
 }

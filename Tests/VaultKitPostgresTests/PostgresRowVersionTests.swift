@@ -96,4 +96,65 @@ import VaultKit
         try fixture.replace(deleted)
         #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try reader.string(service: "s", account: "bob") }
     }
+
+    enum CarriedEdit: CaseIterable, Sendable {
+        /// The item's older row put back over the current one.
+        case putBack
+        /// The item's row deleted.
+        case deleted
+        /// A deleted item's row put back where the reader verified there was none.
+        case deletedPutBack
+    }
+
+    /// The same edits, met by a reader that goes straight to a read transaction because
+    /// the vault kept moving (another process commits before each of its `get`s, so it
+    /// skips the lone read): the root shows the edited bucket unchanged (the attacker left
+    /// the digests alone), so the reader would trust the row read with that
+    /// transaction's first round trip. The row is confirmed against the row versions the
+    /// reader holds instead, and the `get` is `tampered`.
+    @Test(arguments: CarriedEdit.allCases)
+    func anEditInABucketTheRootShowsUnchangedIsCaughtByTheNextGet(_ edit: CarriedEdit) throws {
+        let (writer, _, location, key) = try TestServer.countedVault()
+        let attacker = try TestServer.attacker()
+        let name = PostgresConnection.Parameter.text(location.vaultName)
+        func rows() throws -> [(lookupID: [UInt8], serviceTag: [UInt8], nonce: [UInt8], sealed: [UInt8])] {
+            try attacker.query("SELECT lookup_id, service_tag, nonce, sealed FROM vaultkit_items WHERE vault = $1", [name]) { rows in
+                (0..<rows.count).map { (rows.array($0, 0), rows.array($0, 1), rows.array($0, 2), rows.array($0, 3)) }
+            }
+        }
+        let bucket = { (lookupID: [UInt8]) in Int(lookupID[0]) << 2 | Int(lookupID[1]) >> 6 }
+        try writer.set("old", service: "s", account: "alice")
+        let old = try #require(try rows().first)
+        // Items the writer changes, none in alice's bucket.
+        var others: [String] = []
+        for account in (0..<4).map({ "x\($0)" }) {
+            let known = Set(try rows().map(\.lookupID))
+            try writer.set("x", service: "t", account: account)
+            let added = try #require(try rows().first { !known.contains($0.lookupID) })
+            if bucket(added.lookupID) != bucket(old.lookupID) { others.append(account) }
+        }
+        try #require(others.count >= 2)
+        if edit != .deletedPutBack { try writer.set("new", service: "s", account: "alice") }
+        let (reader, _) = try PostgresChangeMarkerTests.counted(location, key: key)
+        func alice() throws(VaultError) -> String? {
+            do { return try reader.string(service: "s", account: "alice") } catch .itemNotFound { return nil }
+        }
+        let expected: String? = edit == .deletedPutBack ? nil : "new"
+        if edit == .deletedPutBack { #expect(try writer.delete(service: "s", account: "alice")) }
+        #expect(try alice() == expected)
+        try writer.set("moved", service: "t", account: others[0])
+        #expect(try alice() == expected)
+        switch edit {
+        case .putBack:
+            _ = try attacker.change("UPDATE vaultkit_items SET nonce = $3, sealed = $4 WHERE vault = $1 AND lookup_id = $2",
+                                    [name, .bytes(old.lookupID), .bytes(old.nonce), .bytes(old.sealed)])
+        case .deleted:
+            _ = try attacker.change("DELETE FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2", [name, .bytes(old.lookupID)])
+        case .deletedPutBack:
+            _ = try attacker.change("INSERT INTO vaultkit_items (vault, lookup_id, service_tag, nonce, sealed) VALUES ($1, $2, $3, $4, $5)",
+                                    [name, .bytes(old.lookupID), .bytes(old.serviceTag), .bytes(old.nonce), .bytes(old.sealed)])
+        }
+        try writer.set("moved", service: "t", account: others[1])
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try alice() }
+    }
 }

@@ -196,6 +196,12 @@ package protocol VaultStorage: AnyObject {
     /// digests unchanged under a newly verified root); returns the buckets it kept. The
     /// default keeps none: a storage whose version moves on every commit has nothing that
     /// tells a row changed behind the engine's back from one left alone.
+    ///
+    /// A storage that carries must also confirm the row a read transaction reads by itself
+    /// (``withSealedItem(lookupID:_:)``, prefetched or not) in a bucket that transaction
+    /// did not read whole, as it confirms a lone read's: the engine trusts such a row of
+    /// a carried bucket only while ``snapshotVersion`` stays the verified one, and else
+    /// reads the bucket in the same transaction.
     func carryVerifiedBuckets(_ buckets: [Int]) -> [Int]
 
     // MARK: Host key wraps (docs/FORMAT.md section 12)

@@ -10,7 +10,7 @@
 /// up, would need the keyed terms of different buckets and digests to cancel, which
 /// without the key is as hard as forging the sum itself. So on a match the digests here
 /// are the committed ones, whatever the stored rows say (a stored digest that differs is
-/// caught when its bucket is verified: ``UnlockedVault/ensureManifestVerified(bucket:force:)``
+/// caught when its bucket is verified: ``UnlockedVault/ensureManifestVerified(bucket:force:carriedSuffices:)``
 /// compares the two); on a mismatch the engine reads every bucket, as before.
 struct ProvenManifest {
     var digests: [ManifestDigest]

@@ -9,13 +9,17 @@ extension UnlockedVault {
     /// Inside a write transaction it checks that transaction's snapshot, and allows for
     /// the changes this transaction has recorded but not yet applied.
     ///
-    /// - Parameter force: verify again even if verified (``Vault/verify()``).
+    /// - Parameters:
+    ///   - force: verify again even if verified (``Vault/verify()``).
+    ///   - carriedSuffices: the caller reads one row of `bucket` and lets the storage
+    ///     confirm it (``VaultStorage/prefetchItem(lookupID:)``): the root is checked
+    ///     first, and when it leaves `bucket` carried, its rows are not read.
     /// - Throws: ``VaultError/tampered(reason:)`` when a row was deleted, rolled back
     ///   or added behind VaultKit's back, or the manifest itself was altered; also when
     ///   another process re-keyed the vault (see ``verifyManifestFollowingRekey(bucket:force:)``).
-    func ensureManifestVerified(bucket: Int?, force: Bool = false) throws(VaultError) {
+    func ensureManifestVerified(bucket: Int?, force: Bool = false, carriedSuffices: Bool = false) throws(VaultError) {
         do {
-            try verifyManifest(bucket: bucket, force: force)
+            try verifyManifest(bucket: bucket, force: force, carriedSuffices: carriedSuffices)
         } catch where error.code == .tampered {
             // Nothing kept is relied on past a failed check, not even by a prepared set.
             manifestCheck.resetAll(dataVersion: manifestCheck.dataVersion)
@@ -23,7 +27,7 @@ extension UnlockedVault {
         }
     }
 
-    private func verifyManifest(bucket: Int?, force: Bool) throws(VaultError) {
+    private func verifyManifest(bucket: Int?, force: Bool, carriedSuffices: Bool) throws(VaultError) {
         // Everything below is checked in one snapshot (a write transaction's, if in one).
         try store.readTransaction { () throws(VaultError) in
             if force || !manifestCheck.holdsWriteLock {
@@ -45,6 +49,15 @@ extension UnlockedVault {
                 manifestCheck.reset(dataVersion: store.snapshotVersion)
             }
             if manifestCheck.covers(bucket: bucket) { return }
+            // A read of one row, on a storage that lists what changed: the root first. A
+            // bucket whose digest it shows unchanged is carried, and its row is then
+            // confirmed by the storage against the row versions it holds, as a lone read's
+            // is; a bucket that is not is read whole below, in this snapshot.
+            var storedBefore: [ManifestDigest]?
+            if carriedSuffices, let bucket, !manifestCheck.rootVerified, manifestCheck.proven != nil {
+                storedBefore = try verifyRootAndCarry(including: bucket)
+                if manifestCheck.coversLoneRead(bucket: bucket) { return }
+            }
             // One bucket, on a storage that commits prepared sets: its rows are kept.
             var kept: VerifiedBuckets.Bucket?
             // (A bucket already kept is read again whatever the room: the rows replace its own.)
@@ -54,7 +67,9 @@ extension UnlockedVault {
             let computed = if let kept { [kept.digest] } else { try Self.computeDigests(store: store, keys: keys, bucket: bucket) }
             let pending = manifestChanges
             var stored: ManifestDigest?
-            if let bucket, manifestCheck.rootVerified {
+            if let bucket, let storedBefore {
+                stored = storedBefore[bucket]
+            } else if let bucket, manifestCheck.rootVerified {
                 // The root was verified in this same data version: one bucket row will do,
                 // if it says what the proven digests do (else the root is checked again).
                 let digest = try storedDigest(bucket: bucket)
@@ -64,12 +79,7 @@ extension UnlockedVault {
                 guard computed[0] == stored + pending.delta(bucket) else { throw Self.rowsChanged }
             } else {
                 // With the incremental check, `bucket`'s stored row is among those it reads.
-                let (stored, state) = try verifiedStoredBuckets(including: bucket)
-                try noteVerifiedState(state)
-                manifestCheck.rootVerified = true
-                // Buckets verified before whose digests the new root shows unchanged stay
-                // verified for lone reads, where the storage still vouches for their rows.
-                manifestCheck.carried(store.carryVerifiedBuckets(manifestCheck.bucketsToCarry()))
+                let stored = try verifyRootAndCarry(including: bucket)
                 let buckets = bucket.map { [$0] } ?? Array(0..<Manifest.bucketCount)
                 for (index, bucket) in buckets.enumerated() where computed[index] != stored[bucket] + pending.delta(bucket) {
                     throw Self.rowsChanged
@@ -80,7 +90,19 @@ extension UnlockedVault {
         }
     }
 
-    /// ``ensureManifestVerified(bucket:force:)`` for calls outside a write transaction:
+    /// Verifies the stored root in this snapshot (with `bucket`'s stored digest among
+    /// those read) and returns every bucket's digest; buckets verified before whose
+    /// digests the new root shows unchanged stay verified for lone reads, where the
+    /// storage still vouches for their rows.
+    private func verifyRootAndCarry(including bucket: Int?) throws(VaultError) -> [ManifestDigest] {
+        let (stored, state) = try verifiedStoredBuckets(including: bucket)
+        try noteVerifiedState(state)
+        manifestCheck.rootVerified = true
+        manifestCheck.carried(store.carryVerifiedBuckets(manifestCheck.bucketsToCarry()))
+        return stored
+    }
+
+    /// ``ensureManifestVerified(bucket:force:carriedSuffices:)`` for calls outside a write transaction:
     /// a re-key by another process changes the manifest key, so a failure is first
     /// taken as a sign of one, followed, and the check made again.
     mutating func verifyManifestFollowingRekey(bucket: Int?, force: Bool = false) throws(VaultError) {

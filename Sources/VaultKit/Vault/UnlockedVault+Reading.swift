@@ -95,8 +95,11 @@ extension UnlockedVault {
     ///
     /// When this process has verified the item's manifest bucket, the read is one
     /// statement, accepted if it read the verified snapshot version (no other connection
-    /// committed since). Otherwise the bucket is verified and the item read in one
-    /// read transaction.
+    /// committed since). Otherwise the root is verified and the item read in one read
+    /// transaction: with the bucket's rows, unless the root shows the bucket unchanged
+    /// and the storage vouches for the row as it does for a lone read. While other
+    /// processes keep committing, the lone read is skipped
+    /// (``ManifestCheck/readsFindVaultMoved``).
     mutating func read<Result>(
         service: String, account: String,
         _ body: (VaultItem, SecureBuffer, Range<Int>) throws(VaultError) -> Result
@@ -111,13 +114,20 @@ extension UnlockedVault {
             let bucket = Manifest.bucket(of: lookupID)
             do throws(VaultError) {
                 var lookup = Lookup<Result>.unverified
-                if manifestCheck.coversLoneRead(bucket: bucket) {
+                if manifestCheck.coversLoneRead(bucket: bucket), !manifestCheck.readsFindVaultMoved {
                     lookup = try readRow(lookupID, service: service, account: account, onlyIfVerified: true, body)
                 }
                 if case .unverified = lookup {
+                    let versionBefore = manifestCheck.dataVersion
+                    defer { manifestCheck.readsFindVaultMoved = manifestCheck.proven != nil && manifestCheck.dataVersion != versionBefore }
                     lookup = try store.readTransaction { () throws(VaultError) in
                         // The row, asked for now, travels with the snapshot's first statement.
                         try store.prefetchItem(lookupID: lookupID)
+                        try ensureManifestVerified(bucket: bucket, carriedSuffices: true)
+                        let found = try readRow(lookupID, service: service, account: account, onlyIfVerified: true, body)
+                        guard case .unverified = found else { return found }
+                        // The storage did not vouch for the row of a carried bucket: the
+                        // bucket is verified from its rows, in this snapshot, and read again.
                         try ensureManifestVerified(bucket: bucket)
                         return try readRow(lookupID, service: service, account: account, onlyIfVerified: false, body)
                     }
