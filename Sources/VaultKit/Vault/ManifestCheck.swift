@@ -14,12 +14,6 @@ final class ManifestCheck {
     var rootVerified = false
     var allBucketsVerified = false
     var verifiedBuckets = [Bool](repeating: false, count: Manifest.bucketCount)
-    /// Whether the last `get` that read in a read transaction found the vault moved since
-    /// this process verified it (on a storage that lists what changed). While other
-    /// processes keep committing, a lone read would only find the same and cost a round
-    /// trip before the read transaction: `get` goes straight to it, which costs one round
-    /// trip too when nothing moved, and so learns when the others stop.
-    var readsFindVaultMoved = false
     /// Set for the length of a write transaction: no other connection can commit while
     /// it holds the write lock, so the version is checked once, not once per write.
     var holdsWriteLock = false

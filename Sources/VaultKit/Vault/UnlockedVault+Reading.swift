@@ -97,9 +97,7 @@ extension UnlockedVault {
     /// statement, accepted if it read the verified snapshot version (no other connection
     /// committed since). Otherwise the root is verified and the item read in one read
     /// transaction: with the bucket's rows, unless the root shows the bucket unchanged
-    /// and the storage vouches for the row as it does for a lone read. While other
-    /// processes keep committing, the lone read is skipped
-    /// (``ManifestCheck/readsFindVaultMoved``).
+    /// and the storage vouches for the row as it does for a lone read.
     mutating func read<Result>(
         service: String, account: String,
         _ body: (VaultItem, SecureBuffer, Range<Int>) throws(VaultError) -> Result
@@ -114,12 +112,10 @@ extension UnlockedVault {
             let bucket = Manifest.bucket(of: lookupID)
             do throws(VaultError) {
                 var lookup = Lookup<Result>.unverified
-                if manifestCheck.coversLoneRead(bucket: bucket), !manifestCheck.readsFindVaultMoved {
+                if manifestCheck.coversLoneRead(bucket: bucket) {
                     lookup = try readRow(lookupID, service: service, account: account, onlyIfVerified: true, body)
                 }
                 if case .unverified = lookup {
-                    let versionBefore = manifestCheck.dataVersion
-                    defer { manifestCheck.readsFindVaultMoved = manifestCheck.proven != nil && manifestCheck.dataVersion != versionBefore }
                     lookup = try store.readTransaction { () throws(VaultError) in
                         // The row, asked for now, travels with the snapshot's first statement.
                         try store.prefetchItem(lookupID: lookupID)
