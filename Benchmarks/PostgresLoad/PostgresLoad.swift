@@ -16,6 +16,11 @@
 //
 // The password comes from PGPASSFILE, as for every other libpq client. LOAD_KEEP_HISTORY=0
 // makes each set keep no version of the value it writes over (an A/B of history's cost).
+// LOAD_SHARDS=N (an experiment, not a mode of VaultKit) spreads the items over N
+// independent vaults named VAULT-0 ... VAULT-(N-1), item i in vault i % N: the ceiling a
+// vault split into N partitions, each with its own header lock, could reach. With
+// LOAD_OWN_SHARD=1 too, process i (its seed's last three digits, minus one) uses only
+// vault i % N: writers that never meet, the ceiling of any split.
 import Foundation
 import VaultKit
 import VaultKitPostgres
@@ -41,20 +46,27 @@ func monotonicMicroseconds() -> UInt64 {
     return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
 }
 
+let shards = Int(ProcessInfo.processInfo.environment["LOAD_SHARDS"] ?? "1") ?? 1
+
 do {
-    let location = try PostgresVaultLocation(url, vaultName: vaultName)
+    let locations = try (0..<shards).map { shard in
+        try PostgresVaultLocation(url, vaultName: shards == 1 ? vaultName : "\(vaultName)-\(shard)")
+    }
     switch mode {
     case "create":
         let key = VaultKey.random()
-        let vault = try Vault.create(postgres: location, key: key)
-        defer { vault.close() }
-        var start = 0
-        while start < count {
-            let end = min(start + 5_000, count)
-            try vault.batch { batch in
-                for index in start..<end { try batch.set(secret(0, index), service: service, account: account(index)) }
+        for (shard, location) in locations.enumerated() {
+            let vault = try Vault.create(postgres: location, key: key)
+            defer { vault.close() }
+            let indexes = Array(stride(from: shard, to: count, by: shards))
+            var start = 0
+            while start < indexes.count {
+                let end = min(start + 5_000, indexes.count)
+                try vault.batch { batch in
+                    for index in indexes[start..<end] { try batch.set(secret(0, index), service: service, account: account(index)) }
+                }
+                start = end
             }
-            start = end
         }
         let hex = key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
         guard FileManager.default.createFile(atPath: keyFile, contents: Data(hex.utf8), attributes: [.posixPermissions: 0o600]) else { exit(1) }
@@ -62,11 +74,14 @@ do {
         guard arguments.count == 11, let writePercent = UInt64(arguments[6]), let startMs = UInt64(arguments[7]),
               let seconds = Double(arguments[8]), let seed = UInt64(arguments[10]) else { exit(2) }
         let key = try VaultKey(hex: String(decoding: FileManager.default.contents(atPath: keyFile) ?? Data(), as: UTF8.self))
-        let vault = try Vault.open(postgres: location, key: key)
-        defer { vault.close() }
+        let ownShard = ProcessInfo.processInfo.environment["LOAD_OWN_SHARD"] == "1" ? Int((seed - 1) % 1000) % shards : nil
+        let vaults = try locations.enumerated().map { shard, location in
+            ownShard == nil || ownShard == shard ? try Vault.open(postgres: location, key: key) : nil
+        }.compactMap { $0 }
+        defer { for vault in vaults { vault.close() } }
         // Warm: every bucket verified once before the clock starts (a long-running backend's
         // steady state), so a short point measures that, not the first touch of each bucket.
-        _ = try vault.verify()
+        for vault in vaults { _ = try vault.verify() }
         let keepHistory = ProcessInfo.processInfo.environment["LOAD_KEEP_HISTORY"] != "0"
         var random = SplitMix(seed: seed)
         let wait = Double(startMs) / 1_000 - Date().timeIntervalSince1970
@@ -78,8 +93,10 @@ do {
         while true {
             let begin = monotonicMicroseconds()
             if begin >= end { break }
-            let index = Int(random.next() % UInt64(count))
+            let drawn = Int(random.next() % UInt64(count))
+            let index = ownShard.map { drawn - drawn % shards + $0 < count ? drawn - drawn % shards + $0 : $0 } ?? drawn
             let writing = random.next() % 100 < writePercent
+            let vault = ownShard == nil ? vaults[index % shards] : vaults[0]
             do {
                 if writing {
                     serial += 1
@@ -98,10 +115,10 @@ do {
         print("\(ops) \(errors)")
     case "check":
         let key = try VaultKey(hex: String(decoding: FileManager.default.contents(atPath: keyFile) ?? Data(), as: UTF8.self))
-        let vault = try Vault.open(postgres: location, key: key)
-        defer { vault.close() }
-        try vault.verify()
-        for index in 0..<count { _ = try vault.secret(service: service, account: account(index)) }
+        let vaults = try locations.map { try Vault.open(postgres: $0, key: key) }
+        defer { for vault in vaults { vault.close() } }
+        for vault in vaults { try vault.verify() }
+        for index in 0..<count { _ = try vaults[index % shards].secret(service: service, account: account(index)) }
         print("ok")
     default:
         exit(2)
