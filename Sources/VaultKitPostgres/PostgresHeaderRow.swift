@@ -48,7 +48,8 @@ struct PostgresHeaderRow {
         manifestRoot = rows.array(0, 11)
         manifestTag = rows.array(0, 12)
         storedGeneration = rows.int64(0, 13)
-        let wrapXmins = (0..<rows.count).filter { !rows.isNull($0, 19) }.compactMap { UInt32(rows.text($0, 19)) }.sorted()
+        // Only a vault that has wraps has them in its state (``PostgresSQL/hostWrapsXmin``).
+        let wrapXmins = rows.int64(0, 14) == 0 ? [] : (0..<rows.count).filter { !rows.isNull($0, 19) }.compactMap { UInt32(rows.text($0, 19)) }.sorted()
         vaultState = .init(header: PostgresRowVersions.xid(rows.text(0, 18)),
                            hostWraps: wrapXmins.isEmpty ? nil : wrapXmins.map(String.init).joined(separator: ","))
         if rows.int64(0, 14) == 0 {

@@ -159,4 +159,69 @@ import VaultKit
         try reader.set("own", service: "t", account: others[1], keepHistory: false)
         #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try alice() }
     }
+
+    /// What the DBA does to a host key wrap, leaving the header row alone.
+    enum WrapEdit: CaseIterable, Sendable {
+        /// One host's wrap deleted.
+        case deleted
+        /// One host's sealed master key replaced by another host's.
+        case swapped
+        /// A row rewritten with the same values: a new row version, nothing changed.
+        case rewritten
+    }
+
+    /// A vault with host key wraps: a wrap edited with SQL, the header left alone, makes the
+    /// next `get` of a reader that verified everything before check the header again
+    /// (the wraps' `xmin`s are part of the vault state), and its tag, which covers the
+    /// wraps, no longer verifies. A row rewritten unchanged only costs that check.
+    @Test(arguments: WrapEdit.allCases)
+    func aHostWrapEditedWithoutTheHeaderIsCaughtByTheNextGet(_ edit: WrapEdit) throws {
+        let (vault, storage, location, _) = try TestServer.countedVault()
+        try vault.addHost(HostKeyPair.generate().publicKey, name: "web-1")
+        try vault.addHost(HostKeyPair.generate().publicKey, name: "web-2")
+        try vault.set("one", service: "s", account: "a")
+        #expect(try vault.string(service: "s", account: "a") == "one")
+        let before = storage.connection.roundTrips
+        #expect(try vault.string(service: "s", account: "a") == "one")
+        #expect(storage.connection.roundTrips - before == 1)
+        let attacker = try TestServer.attacker()
+        let name = PostgresConnection.Parameter.text(location.vaultName)
+        switch edit {
+        case .deleted:
+            _ = try attacker.change("DELETE FROM vaultkit_host_wraps WHERE vault = $1 AND name = 'web-2'", [name])
+        case .swapped:
+            _ = try attacker.change("""
+                UPDATE vaultkit_host_wraps SET sealed_master_key = (SELECT sealed_master_key FROM vaultkit_host_wraps WHERE vault = $1 AND name = 'web-1')
+                WHERE vault = $1 AND name = 'web-2'
+                """, [name])
+        case .rewritten:
+            _ = try attacker.change("UPDATE vaultkit_host_wraps SET name = name WHERE vault = $1 AND name = 'web-2'", [name])
+        }
+        if edit == .rewritten {
+            let before = storage.connection.roundTrips
+            #expect(try vault.string(service: "s", account: "a") == "one")
+            #expect(storage.connection.roundTrips - before > 1)
+        } else {
+            #expect(throws: VaultError.tampered(reason: .headerFailedAuthentication)) { try vault.string(service: "s", account: "a") }
+        }
+    }
+
+    /// A vault without host key wraps reads none (its header says so, under the tag): rows
+    /// the DBA adds to the wraps table for it are no part of its state, so a verified
+    /// `get` stays one round trip, `verify()` passes, and the rows open nothing.
+    @Test func wrapRowsAddedToAVaultWithoutHostsAreNoPartOfIt() throws {
+        let (vault, storage, location, _) = try TestServer.countedVault()
+        try vault.set("one", service: "s", account: "a")
+        #expect(try vault.string(service: "s", account: "a") == "one")
+        let host = HostKeyPair.generate()
+        _ = try TestServer.attacker().change(
+            "INSERT INTO vaultkit_host_wraps (vault, name, public_key, sealed_master_key) VALUES ($1, 'stray', $2, $3)",
+            [.text(location.vaultName), .bytes(host.publicKey.bytes), .bytes([UInt8](repeating: 7, count: 80))])
+        let before = storage.connection.roundTrips
+        #expect(try vault.string(service: "s", account: "a") == "one")
+        #expect(storage.connection.roundTrips - before == 1)
+        #expect(try vault.verify() == 1)
+        let identity = try vault.identity()
+        #expect(throws: VaultError.self) { try Vault.open(postgres: location, hostKey: host, identity: identity) }
+    }
 }
