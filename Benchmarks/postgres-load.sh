@@ -8,6 +8,8 @@
 #   Benchmarks/postgres-load.sh                      # ~5 min on 2 cores
 #   POINT_SECONDS=10 KS="1 4" WORKLOADS="unrelated 95/5" Benchmarks/postgres-load.sh
 #   LOAD_DRIVER=/path/to/PostgresLoad ...   # a driver built earlier (an A/B of the library)
+#   LOAD_SHARDS=16 [LOAD_OWN_SHARD=1] ...    # the items over 16 vaults (each process on one):
+#                                            # what splitting the write lock could buy at most
 #
 # Workloads: reads only; reads while another client commits ~150 times/s to an
 # unrelated table (pgbench -R 150, for the bare point too); 95/5 and 50/50 reads/writes.
