@@ -10,13 +10,17 @@
 #   LOAD_DRIVER=/path/to/PostgresLoad ...   # a driver built earlier (an A/B of the library)
 #   LOAD_SHARDS=16 [LOAD_OWN_SHARD=1] ...    # the items over 16 vaults (each process on one):
 #                                            # what splitting the write lock could buy at most
+#   LOAD_STATEMENTS=1 ...                    # also the server's statements per VaultKit point
+#                                            # (pg_stat_statements): results/postgres-load-statements.md
 #
 # Workloads: reads only; reads while another client commits ~150 times/s to an
 # unrelated table (pgbench -R 150, for the bare point too); 95/5 and 50/50 reads/writes.
 # Starts its own cluster (scripts/postgres-test-cluster.sh: TCP, TLS, fsync and
 # synchronous_commit on; autovacuum off, so none runs in a measurement), stops it on exit.
-# Writes results/postgres-load.csv (ops/s, p50, p99 per point, and the ratio to bare)
-# and prints it as a markdown table; plot.sh draws postgres-load.png from the CSV.
+# Writes results/postgres-load.csv (ops/s, p50, p99 per point, the ratio to bare, and the
+# machine's CPU time per operation: every process's, from /proc/stat over the point's
+# middle SECONDS - 1, so clients and server together) and prints it as a markdown table;
+# plot.sh draws postgres-load.png from the CSV.
 # The server and the clients share the CPUs (nothing is pinned): under load that is
 # what a backend host sees. After the run a check process verifies the vault and reads
 # every item.
@@ -44,6 +48,19 @@ url=$VAULTKIT_TEST_POSTGRES_URL
 pgb=(pgbench -h 127.0.0.1 -p "$port" -U vaultkit -n -M prepared)
 
 # The bare table: the same number of rows, a value as long as a sealed item row.
+statements=${LOAD_STATEMENTS:-0}
+if [[ $statements == 1 ]]; then
+    # The statistics module must be loaded at server start: restart with it (same options).
+    superuser="postgresql://postgres@127.0.0.1:$port/vaultkit"
+    psql -q -X "$superuser" -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'" >/dev/null
+    bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+    if [[ $(id -u) -eq 0 ]]; then as_owner=(runuser -u nobody --); else as_owner=(); fi
+    "${as_owner[@]}" "$bindir/pg_ctl" -D "$VAULTKIT_TEST_POSTGRES_DIR/data/cluster" -w -s restart >/dev/null
+    psql -q -X "$superuser" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
+    statements_md="$here/results/postgres-load-statements.md"
+    printf '# The server'"'"'s statements per VaultKit operation (LOAD_STATEMENTS=1, %s)\n' "$(date -u +%Y-%m-%d)" >"$statements_md"
+fi
+
 psql -q -X "$url" -v ON_ERROR_STOP=1 >/dev/null <<SQL
 CREATE TABLE bare (id int PRIMARY KEY, value bytea NOT NULL);
 INSERT INTO bare SELECT i, decode(repeat('5a', 140), 'hex') FROM generate_series(0, $count - 1) AS i;
@@ -69,6 +86,24 @@ print(len(values), f"{pick(0.50):.3f}", f"{pick(0.99):.3f}")
 PY
 }
 
+# cpu_window DELAY DURATION OUT: in the background, the machine's busy CPU time (ms, every
+# process) from DELAY seconds from now for DURATION seconds, written to OUT.
+cpu_window() {
+    (
+        sleep "$1"
+        read -r _ user nice system _ _ irq softirq _ </proc/stat
+        local before=$((user + nice + system + irq + softirq))
+        sleep "$2"
+        read -r _ user nice system _ _ irq softirq _ </proc/stat
+        echo $(((user + nice + system + irq + softirq - before) * 1000 / $(getconf CLK_TCK))) >"$3"
+    ) &
+}
+
+# cpu_per_op BUSY_MS_FILE OPS_PER_S: microseconds of CPU per operation over the window.
+cpu_per_op() {
+    python3 -c "print(f'{$(cat "$1") * 1000 / max($2 * (${seconds} - 1), 1):.0f}')"
+}
+
 # Starts the unrelated committer (for the length of a point and a little more): pid in $committer.
 unrelated_start() {
     "${pgb[@]}" -c 1 -j 1 -R 150 -T "$((${seconds%.*} + 3))" -f "$work/unrelated.sql" vaultkit >"$work/unrelated.log" 2>&1 &
@@ -76,60 +111,90 @@ unrelated_start() {
     sleep 1
 }
 
-# bare WORKLOAD K WRITE_PERCENT: one pgbench point; prints "ops/s p50 p99".
+# bare WORKLOAD K WRITE_PERCENT: one pgbench point; prints "ops/s p50 p99 cpu_us_per_op".
 bare_point() {
-    local k=$1 writes=$2 scripts
+    local k=$1 writes=$2 scripts ops
     rm -f "$work"/bare_log*
     if (( writes == 0 )); then scripts=(-f "$work/select.sql"); else scripts=(-f "$work/select.sql@$((100 - writes))" -f "$work/upsert.sql@$writes"); fi
+    cpu_window 0.5 "$((${seconds%.*} - 1))" "$work/bare.cpu"
     (cd "$work" && "${pgb[@]}" -c "$k" -j "$k" -T "${seconds%.*}" -l --log-prefix=bare_log "${scripts[@]}" vaultkit >"$work/bare.out" 2>&1)
+    wait $!
     # pgbench's log: client, transaction, latency (us), script, epoch, us.
     awk '{ print $3 }' "$work"/bare_log* >"$work/bare.lat"
     read -r n p50 p99 < <(percentiles "$work/bare.lat")
-    echo "$(python3 -c "print(f'{$n / ${seconds}:.0f}')") $p50 $p99"
+    ops=$(python3 -c "print(f'{$n / ${seconds}:.0f}')")
+    echo "$ops $p50 $p99 $(cpu_per_op "$work/bare.cpu" "$ops")"
 }
 
-# vault K WRITE_PERCENT: K driver processes started together; prints "ops/s p50 p99 errors".
+# vault K WRITE_PERCENT: K driver processes started together; prints "ops/s p50 p99 errors cpu_us_per_op".
 vault_point() {
-    local k=$1 writes=$2 start pids=() errors=0
+    local k=$1 writes=$2 start pids=() errors=0 ops
     # Time to open and verify the vault (warm) before the clock starts.
     start=$(( $(date +%s%3N) + 2000 + 1000 * k ))
     for ((i = 0; i < k; i++)); do
         "$driver" run "$url" load "$count" "$work/key" "$writes" "$start" "$seconds" "$work/vault.$i.lat" "$((RANDOM * 1000 + i + 1))" >"$work/vault.$i.out" &
         pids+=($!)
     done
+    local delay
+    delay=$(python3 -c "print(max(($start - $(date +%s%3N)) / 1000, 0))")
+    cpu_window "$(python3 -c "print($delay + 0.5)")" "$((${seconds%.*} - 1))" "$work/vault.cpu"
+    pids+=($!)
+    # The statements from the clock's start: not the openings and warm verifications.
+    if [[ $statements == 1 ]]; then
+        (sleep "$delay"; psql -q -X "$superuser" -c "SELECT pg_stat_statements_reset()" >/dev/null) &
+        pids+=($!)
+    fi
     for pid in "${pids[@]}"; do wait "$pid"; done
     for ((i = 0; i < k; i++)); do errors=$((errors + $(awk '{ print $2 }' "$work/vault.$i.out"))); done
     read -r n p50 p99 < <(percentiles "$work"/vault.*.lat)
-    rm -f "$work"/vault.*
-    echo "$(python3 -c "print(f'{$n / ${seconds}:.0f}')") $p50 $p99 $errors"
+    rm -f "$work"/vault.*.lat "$work"/vault.*.out
+    ops=$(python3 -c "print(f'{$n / ${seconds}:.0f}')")
+    [[ $statements == 1 ]] && statements_of_point "$n"
+    echo "$ops $p50 $p99 $errors $(cpu_per_op "$work/vault.cpu" "$ops")"
+}
+
+# statements_of_point OPERATIONS: the point's statements, per operation, into $statements_md
+# (the name of the point is $point_name).
+statements_of_point() {
+    {
+        printf '\n## %s\n\n| calls per op | µs per op | µs per call | statement |\n|---|---|---|---|\n' "$point_name"
+        psql -X -A -t "$superuser" -c "
+            SELECT '| ' || round(calls::numeric / $1, 3) || ' | ' || round(total_exec_time::numeric * 1000 / $1, 1)
+                   || ' | ' || round((total_exec_time / calls)::numeric * 1000, 1)
+                   || ' | ' || replace(left(regexp_replace(query, '\s+', ' ', 'g'), 100), '|', '\|') || ' |'
+            FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'vaultkit') AND query NOT LIKE '%pg_stat_statements%'
+            ORDER BY total_exec_time DESC LIMIT 15"
+    } >>"$statements_md"
 }
 
 mkdir -p "$here/results"
 csv=${LOAD_CSV:-"$here/results/postgres-load.csv"}
-echo "workload,k,vaultkit_ops,vaultkit_p50_ms,vaultkit_p99_ms,bare_ops,bare_p50_ms,bare_p99_ms,ratio,errors" >"$csv"
+echo "workload,k,vaultkit_ops,vaultkit_p50_ms,vaultkit_p99_ms,bare_ops,bare_p50_ms,bare_p99_ms,ratio,errors,vaultkit_cpu_us_per_op,bare_cpu_us_per_op" >"$csv"
 for workload in "reads:reads only:0:no" "unrelated:reads + unrelated commits 150/s:0:yes" "95/5:95/5:5:no" "50/50:50/50:50:no"; do
     IFS=: read -r id name writes unrelated <<<"$workload"
     [[ " $workloads " == *" $id "* ]] || continue
     for k in $ks; do
         committer=
         [[ $unrelated == yes ]] && unrelated_start
-        read -r bops bp50 bp99 < <(bare_point "$k" "$writes")
+        point_name="$name, K = $k"
+        read -r bops bp50 bp99 bcpu < <(bare_point "$k" "$writes")
         [[ -n $committer ]] && { kill "$committer" 2>/dev/null || true; wait "$committer" || true; committer=; }
         [[ $unrelated == yes ]] && unrelated_start
-        read -r vops vp50 vp99 verr < <(vault_point "$k" "$writes")
+        read -r vops vp50 vp99 verr vcpu < <(vault_point "$k" "$writes")
         [[ -n $committer ]] && { kill "$committer" 2>/dev/null || true; wait "$committer" || true; committer=; }
         ratio=$(python3 -c "print(f'{$vops / max($bops, 1):.2f}')")
-        echo "$name,$k,$vops,$vp50,$vp99,$bops,$bp50,$bp99,$ratio,$verr" >>"$csv"
-        echo "$name K=$k: VaultKit $vops ops/s (p50 $vp50 ms, p99 $vp99 ms, $verr errors), bare $bops ops/s (p50 $bp50, p99 $bp99): ${ratio}x" >&2
+        echo "$name,$k,$vops,$vp50,$vp99,$bops,$bp50,$bp99,$ratio,$verr,$vcpu,$bcpu" >>"$csv"
+        echo "$name K=$k: VaultKit $vops ops/s (p50 $vp50 ms, p99 $vp99 ms, $verr errors, $vcpu us CPU/op), bare $bops ops/s (p50 $bp50, p99 $bp99, $bcpu us CPU/op): ${ratio}x" >&2
     done
 done
 "$driver" check "$url" load "$count" "$work/key" >&2
 
 python3 - "$csv" <<'PY'
 import csv, sys
-print("| workload | K | VaultKit ops/s | p50 / p99 ms | bare ops/s | p50 / p99 ms | ratio |")
-print("|---|---|---|---|---|---|---|")
+print("| workload | K | VaultKit ops/s | p50 / p99 ms | bare ops/s | p50 / p99 ms | ratio | CPU µs/op, VaultKit / bare |")
+print("|---|---|---|---|---|---|---|---|")
 for r in csv.DictReader(open(sys.argv[1])):
     print(f"| {r['workload']} | {r['k']} | {int(r['vaultkit_ops']):,} | {r['vaultkit_p50_ms']} / {r['vaultkit_p99_ms']} | "
-          f"{int(r['bare_ops']):,} | {r['bare_p50_ms']} / {r['bare_p99_ms']} | {r['ratio']}x |")
+          f"{int(r['bare_ops']):,} | {r['bare_p50_ms']} / {r['bare_p99_ms']} | {r['ratio']}x | "
+          f"{r['vaultkit_cpu_us_per_op']} / {r['bare_cpu_us_per_op']} |")
 PY
