@@ -10,6 +10,10 @@
 #   LOAD_DRIVER=/path/to/PostgresLoad ...   # a driver built earlier (an A/B of the library)
 #   LOAD_SHARDS=16 [LOAD_OWN_SHARD=1] ...    # the items over 16 vaults (each process on one):
 #                                            # what splitting the write lock could buy at most
+#   LOAD_DRIVER=/path/a LOAD_DRIVER_B=/path/b ROUNDS=3 ...
+#                                            # an A/B: per point and round, bare, then A and B
+#                                            # (B first in even rounds); medians in
+#                                            # results/postgres-load-ab.csv (LOAD_AB_CSV)
 #   LOAD_STATEMENTS=1 ...                    # also the server's statements per VaultKit point
 #                                            # (pg_stat_statements): results/postgres-load-statements.md
 #
@@ -34,6 +38,8 @@ cluster="$here/../scripts/postgres-test-cluster.sh"
 
 workloads=${WORKLOADS:-"reads unrelated 95/5 50/50"}
 driver=${LOAD_DRIVER:-}
+driver_b=${LOAD_DRIVER_B:-}
+rounds=${ROUNDS:-1}
 if [[ -z $driver ]]; then
     swift build -c release --package-path "$here" --product PostgresLoad >&2
     driver="$(swift build -c release --package-path "$here" --show-bin-path)/PostgresLoad"
@@ -127,9 +133,9 @@ bare_point() {
     echo "$ops $p50 $p99 $(cpu_per_op "$work/bare.cpu" "$ops")"
 }
 
-# vault K WRITE_PERCENT: K driver processes started together; prints "ops/s p50 p99 errors cpu_us_per_op".
+# vault DRIVER K WRITE_PERCENT: K driver processes started together; prints "ops/s p50 p99 errors cpu_us_per_op".
 vault_point() {
-    local k=$1 writes=$2 start pids=() errors=0 ops
+    local driver=$1 k=$2 writes=$3 start pids=() errors=0 ops
     # Time to open and verify the vault (warm) before the clock starts.
     start=$(( $(date +%s%3N) + 2000 + 1000 * k ))
     for ((i = 0; i < k; i++)); do
@@ -170,29 +176,87 @@ statements_of_point() {
 
 mkdir -p "$here/results"
 csv=${LOAD_CSV:-"$here/results/postgres-load.csv"}
-echo "workload,k,vaultkit_ops,vaultkit_p50_ms,vaultkit_p99_ms,bare_ops,bare_p50_ms,bare_p99_ms,ratio,errors,vaultkit_cpu_us_per_op,bare_cpu_us_per_op" >"$csv"
+ab_csv=${LOAD_AB_CSV:-"$here/results/postgres-load-ab.csv"}
+ab=no
+[[ -n $driver_b || $rounds != 1 ]] && ab=yes
+if [[ $ab == yes ]]; then
+    echo "workload,k,round,who,ops,p50_ms,p99_ms,cpu_us_per_op,errors" >"$ab_csv"
+else
+    echo "workload,k,vaultkit_ops,vaultkit_p50_ms,vaultkit_p99_ms,bare_ops,bare_p50_ms,bare_p99_ms,ratio,errors,vaultkit_cpu_us_per_op,bare_cpu_us_per_op" >"$csv"
+fi
 for workload in "reads:reads only:0:no" "unrelated:reads + unrelated commits 150/s:0:yes" "95/5:95/5:5:no" "50/50:50/50:50:no"; do
     IFS=: read -r id name writes unrelated <<<"$workload"
     [[ " $workloads " == *" $id "* ]] || continue
     for k in $ks; do
-        committer=
-        [[ $unrelated == yes ]] && unrelated_start
-        point_name="$name, K = $k"
-        # What the points before left dead, cleared before each (autovacuum is off so that
-        # none runs inside a point): else the later points pay for the earlier ones' writes,
-        # VaultKit's most (its change marker's updates are not HOT; the bare table's are).
-        psql -q -X "$url" -c "VACUUM vaultkit_header, vaultkit_items, vaultkit_manifest, vaultkit_manifest_changes, bare, unrelated" >/dev/null
-        read -r bops bp50 bp99 bcpu < <(bare_point "$k" "$writes")
-        [[ -n $committer ]] && { kill "$committer" 2>/dev/null || true; wait "$committer" || true; committer=; }
-        [[ $unrelated == yes ]] && unrelated_start
-        read -r vops vp50 vp99 verr vcpu < <(vault_point "$k" "$writes")
-        [[ -n $committer ]] && { kill "$committer" 2>/dev/null || true; wait "$committer" || true; committer=; }
-        ratio=$(python3 -c "print(f'{$vops / max($bops, 1):.2f}')")
-        echo "$name,$k,$vops,$vp50,$vp99,$bops,$bp50,$bp99,$ratio,$verr,$vcpu,$bcpu" >>"$csv"
-        echo "$name K=$k: VaultKit $vops ops/s (p50 $vp50 ms, p99 $vp99 ms, $verr errors, $vcpu us CPU/op), bare $bops ops/s (p50 $bp50, p99 $bp99, $bcpu us CPU/op): ${ratio}x" >&2
+        for ((round = 1; round <= rounds; round++)); do
+            committer=
+            [[ $unrelated == yes ]] && unrelated_start
+            point_name="$name, K = $k"
+            # What the points before left dead, cleared before each (autovacuum is off so that
+            # none runs inside a point): else the later points pay for the earlier ones' writes,
+            # VaultKit's most (its change marker's updates are not HOT; the bare table's are).
+            psql -q -X "$url" -c "VACUUM vaultkit_header, vaultkit_items, vaultkit_manifest, vaultkit_manifest_changes, bare, unrelated" >/dev/null
+            read -r bops bp50 bp99 bcpu < <(bare_point "$k" "$writes")
+            [[ -n $committer ]] && { kill "$committer" 2>/dev/null || true; wait "$committer" || true; committer=; }
+            if [[ $ab == no ]]; then
+                [[ $unrelated == yes ]] && unrelated_start
+                read -r vops vp50 vp99 verr vcpu < <(vault_point "$driver" "$k" "$writes")
+                [[ -n $committer ]] && { kill "$committer" 2>/dev/null || true; wait "$committer" || true; committer=; }
+                ratio=$(python3 -c "print(f'{$vops / max($bops, 1):.2f}')")
+                echo "$name,$k,$vops,$vp50,$vp99,$bops,$bp50,$bp99,$ratio,$verr,$vcpu,$bcpu" >>"$csv"
+                echo "$name K=$k: VaultKit $vops ops/s (p50 $vp50 ms, p99 $vp99 ms, $verr errors, $vcpu us CPU/op), bare $bops ops/s (p50 $bp50, p99 $bp99, $bcpu us CPU/op): ${ratio}x" >&2
+                continue
+            fi
+            echo "$name,$k,$round,bare,$bops,$bp50,$bp99,$bcpu,0" >>"$ab_csv"
+            # B first in even rounds, so neither driver always meets the vault as the other left it.
+            order=(a b)
+            (( round % 2 == 0 )) && order=(b a)
+            for who in "${order[@]}"; do
+                [[ $who == b && -z $driver_b ]] && continue
+                [[ $who == a ]] && which=$driver || which=$driver_b
+                [[ $unrelated == yes ]] && unrelated_start
+                read -r vops vp50 vp99 verr vcpu < <(vault_point "$which" "$k" "$writes")
+                [[ -n $committer ]] && { kill "$committer" 2>/dev/null || true; wait "$committer" || true; committer=; }
+                echo "$name,$k,$round,$who,$vops,$vp50,$vp99,$vcpu,$verr" >>"$ab_csv"
+                echo "$name K=$k round $round: $who $vops ops/s (p99 $vp99 ms, $verr errors, $vcpu us CPU/op), bare $bops" >&2
+            done
+        done
     done
 done
 "$driver" check "$url" load "$count" "$work/key" >&2
+
+if [[ $ab == yes ]]; then
+    python3 - "$ab_csv" <<'PY'
+import csv, statistics, sys
+from collections import defaultdict
+points = defaultdict(lambda: defaultdict(list))
+for r in csv.DictReader(open(sys.argv[1])):
+    points[(r["workload"], r["k"])][r["round"]].append(r)
+median = lambda values: statistics.median(values) if values else float("nan")
+print("Medians over rounds; each ratio is against that round's own pgbench point.\n")
+print("| workload | K | A ops/s (ratio) | B ops/s (ratio) | B / A | p99 ms, A / B | CPU µs/op, A / B / bare |")
+print("|---|---|---|---|---|---|---|")
+for (workload, k), rounds in points.items():
+    series = defaultdict(list)
+    for rows in rounds.values():
+        by = {r["who"]: r for r in rows}
+        bare = float(by["bare"]["ops"])
+        series["bare_cpu"].append(float(by["bare"]["cpu_us_per_op"]))
+        for who in ("a", "b"):
+            if who in by:
+                series[who].append(float(by[who]["ops"]))
+                series[who + "_ratio"].append(float(by[who]["ops"]) / max(bare, 1))
+                series[who + "_p99"].append(float(by[who]["p99_ms"]))
+                series[who + "_cpu"].append(float(by[who]["cpu_us_per_op"]))
+        if "a" in by and "b" in by:
+            series["b_over_a"].append(float(by["b"]["ops"]) / max(float(by["a"]["ops"]), 1))
+    b = f"{median(series['b']):,.0f} ({median(series['b_ratio']):.2f}x)" if series["b"] else "-"
+    print(f"| {workload} | {k} | {median(series['a']):,.0f} ({median(series['a_ratio']):.2f}x) | {b} | "
+          f"{median(series['b_over_a']):.2f} | {median(series['a_p99']):.2f} / {median(series['b_p99']):.2f} | "
+          f"{median(series['a_cpu']):.0f} / {median(series['b_cpu']):.0f} / {median(series['bare_cpu']):.0f} |")
+PY
+    exit 0
+fi
 
 python3 - "$csv" <<'PY'
 import csv, sys
