@@ -12,7 +12,11 @@
 # PGPASSFILE (0600, holding the password; libpq reads it), VAULTKIT_TEST_POSTGRES_DIR,
 # and VAULTKIT_TEST_POSTGRES_CA / _OTHER_CA: the CA that signed the server's TLS
 # certificate (for 127.0.0.1) and an unrelated one.
-# stop DIR: stops that server and removes its directory.
+# With VAULTKIT_TEST_POSTGRES_STANDBY=1, also a hot standby streaming from it (a base
+# backup taken with pg_basebackup, on a port of its own, same TLS certificate):
+# VAULTKIT_TEST_POSTGRES_STANDBY_URL. The superuser `postgres` may pause its replay
+# (pg_wal_replay_pause), as the standby tests do to make it lag.
+# stop DIR: stops the server(s) and removes the directory.
 set -euo pipefail
 
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
@@ -61,6 +65,22 @@ start)
 CREATE ROLE vaultkit LOGIN PASSWORD '$password';
 CREATE DATABASE vaultkit OWNER vaultkit;
 SQL
+    if [[ ${VAULTKIT_TEST_POSTGRES_STANDBY:-0} == 1 ]]; then
+        standby_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+        mkdir -m 0700 "$dir/socket-standby"
+        # The base backup and the standby connect as `postgres` (initdb's pg_hba.conf allows
+        # replication from 127.0.0.1 with a password), through the owner's copy of the
+        # password file, which -R names in the standby's primary_conninfo.
+        (umask 077; cp "$dir/pgpass" "$dir/data/standby.pgpass")
+        if [[ $(id -u) -eq 0 ]]; then chown nobody "$dir/data/standby.pgpass" "$dir/socket-standby"; fi
+        PGPASSFILE="$dir/data/standby.pgpass" as_owner "$bindir/pg_basebackup" -h 127.0.0.1 -p "$port" -U postgres \
+            -D "$dir/data/standby" -R -X stream -c fast >"$dir/basebackup.log" 2>&1 \
+            || { cat "$dir/basebackup.log" >&2; exit 1; }
+        as_owner "$bindir/pg_ctl" -D "$dir/data/standby" -l "$dir/data/standby.log" -w -s \
+            -o "-c listen_addresses=127.0.0.1 -c port=$standby_port -c unix_socket_directories=$dir/socket-standby -c hot_standby=on -c ssl=on -c ssl_cert_file=$tls/server.pem -c ssl_key_file=$tls/server.key" start >&2
+        (umask 077; printf '127.0.0.1:%s:*:postgres:%s\n127.0.0.1:%s:*:vaultkit:%s\n' "$standby_port" "$password" "$standby_port" "$password" >>"$dir/pgpass")
+        echo "export VAULTKIT_TEST_POSTGRES_STANDBY_URL=postgresql://vaultkit@127.0.0.1:$standby_port/vaultkit"
+    fi
     echo "export VAULTKIT_TEST_POSTGRES_URL=postgresql://vaultkit@127.0.0.1:$port/vaultkit"
     echo "export PGPASSFILE=$dir/pgpass"
     echo "export VAULTKIT_TEST_POSTGRES_DIR=$dir"
@@ -69,6 +89,7 @@ SQL
     ;;
 stop)
     dir=${2:?usage: postgres-test-cluster.sh stop DIR}
+    [[ -d "$dir/data/standby" ]] && as_owner "$bindir/pg_ctl" -D "$dir/data/standby" -m fast -w -s stop >&2 || true
     [[ -d "$dir/data/cluster" ]] && as_owner "$bindir/pg_ctl" -D "$dir/data/cluster" -m fast -w -s stop >&2 || true
     rm -rf "$dir"
     ;;

@@ -17,8 +17,9 @@ if grep -E "^$PWD/(Sources|Tests|Examples)/.*: warning:" "$log" >/dev/null; then
 fi
 
 # A throwaway PostgreSQL server for the VaultKitPostgres tests (their URL and PGPASSFILE
-# in the environment), stopped on any exit.
-postgres_env=$(scripts/postgres-test-cluster.sh start)  # a failed start stops the run here
+# in the environment), with a hot standby streaming from it (PostgresStandbyTests),
+# stopped on any exit.
+postgres_env=$(VAULTKIT_TEST_POSTGRES_STANDBY=1 scripts/postgres-test-cluster.sh start)  # a failed start stops the run here
 eval "$postgres_env"
 trap 'scripts/postgres-test-cluster.sh stop "$VAULTKIT_TEST_POSTGRES_DIR"; rm -f "$log"' EXIT
 

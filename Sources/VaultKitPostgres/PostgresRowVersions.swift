@@ -98,6 +98,15 @@ struct PostgresRowVersions {
         return version
     }
 
+    /// Whether a read elsewhere (a standby) saw exactly what this version holds: the
+    /// vault state, and the row of `lookupID` at `xmin` (`nil`: none) kept under it.
+    /// Changes nothing either way: a standby that lags or runs ahead is no evidence.
+    func holds(_ seen: VaultState, lookupID: [UInt8], xmin: UInt32?) -> Bool {
+        guard let state, seen == state else { return false }
+        let key = Self.key(lookupID)
+        return buckets[Self.bucket(key)]?.vouches(for: key, xmin: xmin) == true
+    }
+
     /// Whether the row of `lookupID` a lone read found (`xmin`, `nil` for none) is the
     /// one kept under this version; else the version is tainted, and the row's bucket is
     /// not carried unless what is held for it says the same.

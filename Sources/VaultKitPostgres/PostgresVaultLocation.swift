@@ -18,6 +18,8 @@ public struct PostgresVaultLocation: Sendable, CustomStringConvertible, CustomDe
     public let vaultName: String
     /// `postgres://user@host:port/database#vault`, without the password.
     public let description: String
+    /// The hot standby that may answer reads (``readingFromStandby(_:maxStaleness:)``).
+    public internal(set) var standby: Standby?
 
     /// - Throws: `VaultError.invalidArgument(_:)` for a connection string libpq cannot
     ///   parse (without repeating it) or a malformed vault name.
@@ -25,6 +27,16 @@ public struct PostgresVaultLocation: Sendable, CustomStringConvertible, CustomDe
         guard (1...63).contains(vaultName.utf8.count),
               vaultName.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
         else { throw .invalidArgument(.invalidVaultName) }
+        let values = try Self.options(connection)
+        conninfo = connection
+        password = values["password"]
+        self.vaultName = vaultName
+        description = Self.server(values) + "#" + vaultName
+    }
+
+    /// The options libpq parses out of `connection`.
+    /// - Throws: `VaultError.invalidArgument(.notAConnectionString)`, without repeating it.
+    static func options(_ connection: String) throws(VaultError) -> [String: String] {
         var errorMessage: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(connection, &errorMessage) else {
             // libpq's message may quote the string, password and all: not repeated.
@@ -38,14 +50,15 @@ public struct PostgresVaultLocation: Sendable, CustomStringConvertible, CustomDe
             if let value = option.pointee.val { values[String(cString: keyword)] = String(cString: value) }
             option += 1
         }
-        conninfo = connection
-        password = values["password"]
-        self.vaultName = vaultName
+        return values
+    }
+
+    /// `postgres://user@host:port/database`, from parsed options: never the password.
+    static func server(_ values: [String: String]) -> String {
         let user = values["user"].map { $0 + "@" } ?? ""
         let host = values["host"] ?? values["hostaddr"] ?? ""
         let port = values["port"].map { ":" + $0 } ?? ""
-        let database = values["dbname"] ?? ""
-        description = "postgres://\(user)\(host)\(port)/\(database)#\(vaultName)"
+        return "postgres://\(user)\(host)\(port)/\(values["dbname"] ?? "")"
     }
 
     public var debugDescription: String { description }

@@ -5,7 +5,8 @@ import VaultKit
 extension PostgresVaultStorage {
     /// Outside a transaction the same statement reads the vault state and the row's
     /// `xmin`, so that ``snapshotVersion`` is the verified one only if neither changed
-    /// since (the engine trusts a row read alone only then). Inside one, the row is
+    /// since (the engine trusts a row read alone only then); a hot standby answers it
+    /// instead when it shows exactly those (``standbyAnswer(lookupID:_:)``). Inside one, the row is
     /// confirmed unless the transaction read its bucket whole or wrote it
     /// (``PostgresRowVersions/confirmInTransaction(lookupID:xmin:)``).
     package func withSealedItem<Result, BodyError: Error>(
@@ -29,6 +30,9 @@ extension PostgresVaultStorage {
             }
             return try StorageFailure.passing { () throws(BodyError) in try outcome.get() }
         }
+        if let answered = try standbyAnswer(lookupID: lookupID, body) { return answered }
+        // Before the statement is sent: the state it shows was the primary's then or later.
+        let sent = standby == nil ? nil : ContinuousClock.now
         return try passing(BodyError.self) {
             try connection.query(PostgresSQL.loneRead, [.text(vault), .bytes(lookupID)]) { rows in
                 guard rows.count == 1 else { throw StorageError.corrupted(reason: .rowStoredTwice) }
@@ -36,6 +40,7 @@ extension PostgresVaultStorage {
                 if !transaction.inTransaction {
                     _ = rowVersions.observe(Self.vaultState(rows, header: 4, hostWraps: 5))
                     snapshotVersion = rowVersions.confirm(lookupID: lookupID, xmin: xmin)
+                    standby?.primarySeenAt = sent
                 } else {
                     lookupID.withUnsafeBytes { lookupID in
                         snapshotVersion = rowVersions.confirmInTransaction(lookupID: lookupID, xmin: xmin)

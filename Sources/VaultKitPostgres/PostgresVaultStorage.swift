@@ -33,7 +33,7 @@ import VaultKit
 /// This file holds the stored state; each job is an extension of its own
 /// (`PostgresVaultStorage+Transactions.swift`, `+Header`, `+Items`, `+Manifest`,
 /// `+HostWraps`, `+PreparedSet`, `+BulkInsert`, `+Schema`, `+Session`, `+SharedLock`,
-/// `+Durability`),
+/// `+Durability`, `+Standby`),
 /// every SQL text is in ``PostgresSQL``, and SQLSTATEs become ``StorageError``s in
 /// `PostgresFailure+StorageError.swift`.
 package final class PostgresVaultStorage: RoundTripSavingStorage {
@@ -68,12 +68,15 @@ package final class PostgresVaultStorage: RoundTripSavingStorage {
     /// Write transactions this storage began (`BEGIN` and the header row lock), for the
     /// tests: a lone `set` that is prepared takes none.
     var writeTransactionsBegun = 0
+    /// The hot standby lone reads may go to, if the location names one.
+    let standby: PostgresStandby?
 
     package init(_ location: PostgresVaultLocation, lockTimeoutMilliseconds: Int) throws(StorageError) {
         self.location = location.description
         vault = location.vaultName
         postgresLocation = location
         self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
+        standby = location.standby.map(PostgresStandby.init)
         do {
             connection = try PostgresConnection(conninfo: location.conninfo, password: location.password, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
         } catch {

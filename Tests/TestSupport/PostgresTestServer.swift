@@ -16,6 +16,16 @@ public enum PostgresTestServer {
         return url
     }
 
+    /// The hot standby's URL (`VAULTKIT_TEST_POSTGRES_STANDBY=1` when the server was
+    /// started, as scripts/test.sh does); `nil` when none streams from it.
+    public static var standbyURL: String? {
+        guard let url = ProcessInfo.processInfo.environment["VAULTKIT_TEST_POSTGRES_STANDBY_URL"], !url.isEmpty else { return nil }
+        return url
+    }
+
+    /// Whether the suites that need the standby run (under CI, always).
+    public static var standbySuitesRun: Bool { standbyURL != nil || isRequired }
+
     /// Under CI every suite must run: a skipped one would hide that it was never tested.
     public static var isRequired: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
 

@@ -82,7 +82,8 @@ import VaultKit
         #expect(VaultError.Reason.writerFixedByHostKey.rawValue == 71)
         #expect(VaultError.Reason.historyRetentionOutOfRange.rawValue == 72)
         #expect(VaultError.Reason.versionNumberInUse.rawValue == 73)
-        #expect(reasons.count == 74)
+        #expect(VaultError.Reason.standbyStalenessNotPositive.rawValue == 74)
+        #expect(reasons.count == 75)
         #expect(Set(reasons.map(\.description)).count == reasons.count)
     }
 

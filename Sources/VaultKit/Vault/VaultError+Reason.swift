@@ -126,6 +126,10 @@ extension VaultError {
         /// A kept version's row is already taken by another (tampered).
         public static let versionNumberInUse = Reason(73)
 
+        // PostgreSQL standbys.
+        /// A standby's maximum staleness must be more than zero.
+        public static let standbyStalenessNotPositive = Reason(74)
+
         /// The texts, indexed by number: the messages users saw before reasons were codes.
         private static let texts = [
             "missing header", "invalid format version", "KDF parameters out of bounds", "unknown KDF algorithm",
@@ -172,6 +176,7 @@ extension VaultError {
             "a vault opened with a host key records its host's name as the writer",
             "history retention must be 0 to 1000 versions",
             "an item version's row is already taken",
+            "a standby's maximum staleness must be more than zero",
         ]
 
         /// The reason in words, as the CLI prints it.
