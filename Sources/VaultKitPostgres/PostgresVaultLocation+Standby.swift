@@ -12,7 +12,8 @@ import VaultKit
 /// standby").
 extension PostgresVaultLocation {
     /// A hot standby that may answer reads, and how stale an answer may be.
-    public struct Standby: Sendable, CustomStringConvertible {
+    /// Like the location, it never shows its connection string, which may hold a password.
+    public struct Standby: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
         let conninfo: String
         let password: String?
         /// The longest time between the primary showing the state a read returns and the
@@ -20,6 +21,12 @@ extension PostgresVaultLocation {
         public let maxStaleness: Duration
         /// `postgres://user@host:port/database`, without the password.
         public let description: String
+
+        public var debugDescription: String { description }
+
+        public var customMirror: Mirror {
+            Mirror(self, children: ["description": description, "maxStaleness": maxStaleness], displayStyle: .struct)
+        }
     }
 
     /// This location, with `get`s answered by the hot standby at `connection` (a libpq

@@ -234,9 +234,15 @@ struct PostgresStandbyTests {
         let location = try TestServer.location()
         #expect(throws: VaultError.invalidArgument(.standbyStalenessNotPositive)) { try location.readingFromStandby(Self.standbyURL(), maxStaleness: .zero) }
         #expect(throws: VaultError.invalidArgument(.notAConnectionString)) { try location.readingFromStandby("host='unterminated password=hunter2", maxStaleness: .seconds(1)) }
-        let standby = try #require(try location.readingFromStandby("postgresql://u:hunter2@127.0.0.1:5433/db", maxStaleness: .seconds(1)).standby)
+        #expect(!location.holdsPassword)
+        let withStandby = try location.readingFromStandby("postgresql://u:hunter2@127.0.0.1:5433/db", maxStaleness: .seconds(1))
+        #expect(withStandby.holdsPassword)
+        let standby = try #require(withStandby.standby)
         #expect(standby.description == "postgres://u@127.0.0.1:5433/db")
-        #expect(!"\(standby)".contains("hunter2") && !String(reflecting: standby).contains("hunter2"))
+        var dumped = ""
+        dump(withStandby, to: &dumped)
+        dump(standby, to: &dumped)
+        for shown in ["\(standby)", String(reflecting: standby), "\(withStandby)", dumped] { #expect(!shown.contains("hunter2")) }
     }
 }
 
