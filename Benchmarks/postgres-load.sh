@@ -14,6 +14,10 @@
 #                                            # an A/B: per point and round, bare, then A and B
 #                                            # (B first in even rounds); medians in
 #                                            # results/postgres-load-ab.csv (LOAD_AB_CSV)
+#   LOAD_STANDBY=1 [LOAD_STANDBY_STALENESS_MS=1000] ...
+#                                            # the cluster gets a hot standby, and driver B (A
+#                                            # itself unless LOAD_DRIVER_B is given) sends gets
+#                                            # to it: an A/B of reading from a standby
 #   LOAD_STATEMENTS=1 ...                    # also the server's statements per VaultKit point
 #                                            # (pg_stat_statements): results/postgres-load-statements.md
 #
@@ -45,6 +49,11 @@ if [[ -z $driver ]]; then
     driver="$(swift build -c release --package-path "$here" --show-bin-path)/PostgresLoad"
 fi
 
+standby=${LOAD_STANDBY:-0}
+if [[ $standby == 1 ]]; then
+    export VAULTKIT_TEST_POSTGRES_STANDBY=1
+    driver_b=${driver_b:-$driver}
+fi
 eval "$("$cluster" start)"
 work=$(mktemp -d "${TMPDIR:-/tmp}/vaultkit-load.XXXXXX")
 cleanup() { "$cluster" stop "$VAULTKIT_TEST_POSTGRES_DIR"; rm -rf "$work"; }
@@ -133,13 +142,14 @@ bare_point() {
     echo "$ops $p50 $p99 $(cpu_per_op "$work/bare.cpu" "$ops")"
 }
 
-# vault DRIVER K WRITE_PERCENT: K driver processes started together; prints "ops/s p50 p99 errors cpu_us_per_op".
+# vault DRIVER K WRITE_PERCENT [STANDBY_URL]: K driver processes started together (gets sent
+# to the standby at STANDBY_URL, if given); prints "ops/s p50 p99 errors cpu_us_per_op".
 vault_point() {
-    local driver=$1 k=$2 writes=$3 start pids=() errors=0 ops
+    local driver=$1 k=$2 writes=$3 standby_url=${4:-} start pids=() errors=0 ops
     # Time to open and verify the vault (warm) before the clock starts.
     start=$(( $(date +%s%3N) + 2000 + 1000 * k ))
     for ((i = 0; i < k; i++)); do
-        "$driver" run "$url" load "$count" "$work/key" "$writes" "$start" "$seconds" "$work/vault.$i.lat" "$((RANDOM * 1000 + i + 1))" >"$work/vault.$i.out" &
+        LOAD_STANDBY_URL=$standby_url "$driver" run "$url" load "$count" "$work/key" "$writes" "$start" "$seconds" "$work/vault.$i.lat" "$((RANDOM * 1000 + i + 1))" >"$work/vault.$i.out" &
         pids+=($!)
     done
     local delay
@@ -214,8 +224,10 @@ for workload in "reads:reads only:0:no" "unrelated:reads + unrelated commits 150
             for who in "${order[@]}"; do
                 [[ $who == b && -z $driver_b ]] && continue
                 [[ $who == a ]] && which=$driver || which=$driver_b
+                standby_url=
+                [[ $who == b && $standby == 1 ]] && standby_url=$VAULTKIT_TEST_POSTGRES_STANDBY_URL
                 [[ $unrelated == yes ]] && unrelated_start
-                read -r vops vp50 vp99 verr vcpu < <(vault_point "$which" "$k" "$writes")
+                read -r vops vp50 vp99 verr vcpu < <(vault_point "$which" "$k" "$writes" "$standby_url")
                 [[ -n $committer ]] && { kill "$committer" 2>/dev/null || true; wait "$committer" || true; committer=; }
                 echo "$name,$k,$round,$who,$vops,$vp50,$vp99,$vcpu,$verr" >>"$ab_csv"
                 echo "$name K=$k round $round: $who $vops ops/s (p99 $vp99 ms, $verr errors, $vcpu us CPU/op), bare $bops" >&2

@@ -20,7 +20,8 @@
 // independent vaults named VAULT-0 ... VAULT-(N-1), item i in vault i % N: the ceiling a
 // vault split into N partitions, each with its own header lock, could reach. With
 // LOAD_OWN_SHARD=1 too, process i (its seed's last three digits, minus one) uses only
-// vault i % N: writers that never meet, the ceiling of any split.
+// vault i % N: writers that never meet, the ceiling of any split. LOAD_STANDBY_URL: gets
+// may go to that hot standby (below).
 import Foundation
 import VaultKit
 import VaultKitPostgres
@@ -75,8 +76,14 @@ do {
               let seconds = Double(arguments[8]), let seed = UInt64(arguments[10]) else { exit(2) }
         let key = try VaultKey(hex: String(decoding: FileManager.default.contents(atPath: keyFile) ?? Data(), as: UTF8.self))
         let ownShard = ProcessInfo.processInfo.environment["LOAD_OWN_SHARD"] == "1" ? Int((seed - 1) % 1000) % shards : nil
+        // LOAD_STANDBY_URL (set by postgres-load.sh's LOAD_STANDBY=1 for driver B): gets may
+        // be answered by that hot standby, within LOAD_STANDBY_STALENESS_MS (default 1000).
+        let environment = ProcessInfo.processInfo.environment
+        let standby = environment["LOAD_STANDBY_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        let staleness = Duration.milliseconds(Int(environment["LOAD_STANDBY_STALENESS_MS"] ?? "") ?? 1_000)
         let vaults = try locations.enumerated().map { shard, location in
-            ownShard == nil || ownShard == shard ? try Vault.open(postgres: location, key: key) : nil
+            let location = try standby.map { try location.readingFromStandby($0, maxStaleness: staleness) } ?? location
+            return ownShard == nil || ownShard == shard ? try Vault.open(postgres: location, key: key) : nil
         }.compactMap { $0 }
         defer { for vault in vaults { vault.close() } }
         // Warm: every bucket verified once before the clock starts (a long-running backend's

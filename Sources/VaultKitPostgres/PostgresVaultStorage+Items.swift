@@ -30,7 +30,8 @@ extension PostgresVaultStorage {
             }
             return try StorageFailure.passing { () throws(BodyError) in try outcome.get() }
         }
-        if let answered = try standbyAnswer(lookupID: lookupID, body) { return answered }
+        // (Tested here, so a storage without a standby does no generic work for it.)
+        if standby != nil, let answered = try standbyAnswer(lookupID: lookupID, body) { return answered }
         // Before the statement is sent: the state it shows was the primary's then or later.
         let sent = standby == nil ? nil : ContinuousClock.now
         return try passing(BodyError.self) {
