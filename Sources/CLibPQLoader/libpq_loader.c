@@ -61,6 +61,8 @@ static void *symbol(const char *name) {
 static char missing[] = "libpq (PostgreSQL's client library) could not be loaded; install it (Debian: libpq5)\n";
 
 FORWARD(PGconn *, PQconnectdb, (const char *conninfo), (conninfo), NULL)
+FORWARD(PGconn *, PQconnectdbParams, (const char *const *keywords, const char *const *values, int expand_dbname),
+        (keywords, values, expand_dbname), NULL)
 FORWARD_VOID(PQfinish, (PGconn *conn), (conn))
 FORWARD(ConnStatusType, PQstatus, (const PGconn *conn), (conn), CONNECTION_BAD)
 FORWARD(char *, PQerrorMessage, (const PGconn *conn), (conn), missing)

@@ -49,9 +49,10 @@ final class PostgresConnection {
 
     /// Connects and sets the session up: durable commits, the lock wait limit, UTF-8 text,
     /// and whether it may run the durability barrier.
-    init(conninfo: String, password: String?, lockTimeoutMilliseconds: Int) throws(PostgresFailure) {
+    /// - Parameter defaults: libpq options used where `conninfo` does not set them.
+    init(conninfo: String, password: String?, lockTimeoutMilliseconds: Int, defaults: KeyValuePairs<String, String> = [:]) throws(PostgresFailure) {
         self.password = password
-        guard let handle = PQconnectdb(conninfo) else {
+        guard let handle = Self.connect(conninfo, defaults: defaults) else {
             throw PostgresFailure(sqlState: nil, message: "out of memory", connectionLost: true, neverConnected: true)
         }
         self.handle = handle
@@ -90,6 +91,34 @@ final class PostgresConnection {
 
     deinit {
         PQfinish(handle)
+    }
+
+    /// `PQconnectdb`, or with `defaults` first and then the connection string expanded in
+    /// place of `dbname`, whose options override them (libpq's `expand_dbname`).
+    private static func connect(_ conninfo: String, defaults: KeyValuePairs<String, String>) -> OpaquePointer? {
+        if defaults.isEmpty { return PQconnectdb(conninfo) }
+        let keywords = defaults.map(\.key) + ["dbname"]
+        let values = defaults.map(\.value) + [conninfo]
+        // NUL-terminated copies, freed once libpq has read them (the values hold the
+        // connection string, password and all: overwritten before they are freed).
+        func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+            let copies = strings.map { string in
+                let bytes = Array(string.utf8CString)
+                let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
+                copy.initialize(from: bytes, count: bytes.count)
+                return (copy, bytes.count)
+            }
+            defer {
+                for (copy, count) in copies {
+                    copy.update(repeating: 0, count: count)
+                    copy.deallocate()
+                }
+            }
+            return body(copies.map { UnsafePointer($0.0) } + [nil])
+        }
+        return withCStrings(keywords) { keywords in
+            withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
+        }
     }
 
     /// Whether the session is over: the server closed it (a restart, a failover, an

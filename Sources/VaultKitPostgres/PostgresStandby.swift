@@ -13,6 +13,16 @@ final class PostgresStandby {
     /// Reads the standby answered, for the tests.
     var answered = 0
 
+    /// Bounds on a standby that does not answer, where its connection string sets none:
+    /// a read that tries it waits at most this long before the primary answers
+    /// (`connect_timeout` in seconds: connecting; `tcp_user_timeout` in milliseconds: a
+    /// host gone from the network under a statement; without them the first bound is
+    /// none, and the second the kernel's retransmissions, about a quarter of an hour).
+    static let connectionDefaults: KeyValuePairs<String, String> = ["connect_timeout": "2", "tcp_user_timeout": "2000"]
+    /// A server that answers slowly: its statements are cancelled after 2 s (a lone read
+    /// of one row by its key).
+    static let sessionSettings = "SET statement_timeout = 2000"
+
     init(_ location: PostgresVaultLocation.Standby) {
         self.location = location
     }
@@ -30,7 +40,10 @@ final class PostgresStandby {
         connection = nil
         if let retryAt, now < retryAt { return nil }
         do {
-            connection = try PostgresConnection(conninfo: location.conninfo, password: location.password, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+            let session = try PostgresConnection(conninfo: location.conninfo, password: location.password,
+                                                 lockTimeoutMilliseconds: lockTimeoutMilliseconds, defaults: Self.connectionDefaults)
+            try session.execute(Self.sessionSettings)
+            connection = session
             retryAt = nil
         } catch {
             failed(at: now)

@@ -30,11 +30,12 @@ extension PostgresVaultLocation {
     }
 
     /// This location, with `get`s answered by the hot standby at `connection` (a libpq
-    /// URL or `key=value` string, as for the primary; give it `connect_timeout`, since a
-    /// standby that does not answer holds the read that tries it) when the answer is the
-    /// state this handle verified on the primary at most `maxStaleness` ago. A read never
-    /// fails because of the standby: one it cannot answer goes to the primary, and a
-    /// standby that fails is tried again after ``standbyRetryDelay``.
+    /// URL or `key=value` string, as for the primary) when the answer is the state this
+    /// handle verified on the primary at most `maxStaleness` ago. A read never fails
+    /// because of the standby: one it cannot answer goes to the primary, and a standby
+    /// that fails is tried again after ``standbyRetryDelay``. One that does not answer
+    /// holds a read for at most 2 s: `connect_timeout=2` and `tcp_user_timeout=2000`
+    /// unless `connection` sets them, and statements cancelled after 2 s.
     ///
     /// - Throws: `VaultError.invalidArgument(_:)`: `.notAConnectionString`, or
     ///   `.standbyStalenessNotPositive`.

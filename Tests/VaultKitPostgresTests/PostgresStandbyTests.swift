@@ -230,6 +230,24 @@ struct PostgresStandbyTests {
         #expect(try #require(standbyState.retryAt) > .now)
     }
 
+    /// A standby that takes the connection and never answers (a hung server, or a host
+    /// whose kernel still accepts): its connection string sets no timeout, so the
+    /// standby's own (2 s) ends the attempt, and the primary answers. Without it the read
+    /// would wait for ever (the time limit fails the test).
+    @Test(.timeLimit(.minutes(1))) func aStandbyThatNeverAnswersHoldsAReadOnlyForItsConnectTimeout() throws {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let primary = try TestServer.location()
+        let key = VaultKey.random()
+        try Vault.create(postgres: primary, key: key).set("secret", service: "s", account: "a")
+        let standby = "host=127.0.0.1 port=\(listener.port) dbname=vaultkit sslmode=disable"
+        let (reader, storage) = try Self.open(primary.readingFromStandby(standby, maxStaleness: .seconds(600)), key: key)
+        for _ in 0..<3 { #expect(try reader.string(service: "s", account: "a") == "secret") }
+        let standbyState = try #require(storage.standby)
+        #expect(standbyState.answered == 0 && standbyState.connection == nil)
+        #expect(try #require(standbyState.retryAt) > .now)
+    }
+
     @Test func theBoundMustBePositiveAndTheStringParse() throws {
         let location = try TestServer.location()
         #expect(throws: VaultError.invalidArgument(.standbyStalenessNotPositive)) { try location.readingFromStandby(Self.standbyURL(), maxStaleness: .zero) }
@@ -243,6 +261,33 @@ struct PostgresStandbyTests {
         dump(withStandby, to: &dumped)
         dump(standby, to: &dumped)
         for shown in ["\(standby)", String(reflecting: standby), "\(withStandby)", dumped] { #expect(!shown.contains("hunter2")) }
+    }
+}
+
+/// A TCP port on 127.0.0.1 that takes connections (the kernel completes them into its
+/// backlog) and never says a word.
+private struct SilentListener {
+    let descriptor: Int32
+    let port: UInt16
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        guard descriptor >= 0, bound else { throw ConformanceFailure("no listening socket: errno \(errno)") }
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    func close() {
+        _ = Glibc.close(descriptor)
     }
 }
 
