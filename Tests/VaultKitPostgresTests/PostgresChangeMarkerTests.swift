@@ -13,14 +13,6 @@ import VaultKit
     static let accounts = TestServer.readerAccounts
 
 
-    /// An existing vault opened on a storage the test can inspect (as ``TestServer/countedVault()``).
-    static func counted(_ location: PostgresVaultLocation, key: VaultKey) throws -> (vault: Vault, storage: PostgresVaultStorage) {
-        let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
-        let address = UInt(bitPattern: Unmanaged.passUnretained(storage).toOpaque())
-        let vault = try Vault.open(storage, key: key)
-        return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue())
-    }
-
     /// How many digest rows the vault has: what a full read of the buckets reads.
     static func digestRows(_ location: PostgresVaultLocation) throws -> Int {
         try TestServer.attacker().query("SELECT count(*) FROM vaultkit_manifest WHERE vault = $1", [.text(location.vaultName)]) { Int($0.int64(0, 0)) }
@@ -58,7 +50,7 @@ import VaultKit
             for account in Self.accounts { try batch.set("v-" + account, service: "s", account: account) }
         }
         // Each bucket verified by a read, and its rows kept to prepare `set`s from.
-        let (reader, storage) = try Self.counted(location, key: key)
+        let (reader, storage) = try TestServer.counted(location, key: key)
         for account in Self.accounts { _ = try reader.string(service: "s", account: account) }
         var counts: [Int] = []
         for round in 0..<4 {
@@ -252,7 +244,7 @@ import VaultKit
             for account in Self.accounts { try batch.set("v-" + account, service: "s", account: account) }
         }
         try reader.verify()
-        let (older, olderStorage) = try Self.counted(location, key: key)
+        let (older, olderStorage) = try TestServer.counted(location, key: key)
         olderStorage.changeMarkers = false
         try older.set("older", service: "s", account: "a0")
         try older.set("older too", service: "s", account: "a2")
@@ -271,7 +263,7 @@ import VaultKit
         try Vault.create(postgres: location, key: key).set("x", service: "s", account: "a")
         let administrator = try TestServer.attacker()
         try administrator.execute("DROP TABLE \(schema).vaultkit_manifest_changes")
-        let (vault, storage) = try Self.counted(location, key: key)
+        let (vault, storage) = try TestServer.counted(location, key: key)
         #expect(storage.changeMarkers)
         #expect(try vault.string(service: "s", account: "a") == "x")
         try vault.set("y", service: "s", account: "b")
@@ -294,7 +286,7 @@ import VaultKit
         try administrator.execute("DROP TABLE \(schema).vaultkit_manifest_changes")
         try administrator.execute("REVOKE CREATE ON SCHEMA \(schema) FROM CURRENT_USER")
         defer { try? administrator.execute("GRANT CREATE ON SCHEMA \(schema) TO CURRENT_USER") }
-        let (reader, storage) = try Self.counted(location, key: key)
+        let (reader, storage) = try TestServer.counted(location, key: key)
         #expect(!storage.changeMarkers)
         try reader.verify()
         let writer = try Vault.open(postgres: location, key: key)
@@ -315,7 +307,7 @@ import VaultKit
         let administrator = try TestServer.attacker()
         try administrator.execute("REVOKE INSERT, UPDATE ON \(schema).vaultkit_manifest_changes FROM CURRENT_USER")
         defer { try? administrator.execute("GRANT INSERT, UPDATE ON \(schema).vaultkit_manifest_changes TO CURRENT_USER") }
-        let (vault, storage) = try Self.counted(location, key: key)
+        let (vault, storage) = try TestServer.counted(location, key: key)
         #expect(!storage.changeMarkers)
         try vault.set("y", service: "s", account: "b")
         try vault.batch { batch in try batch.set("z", service: "s", account: "c") }

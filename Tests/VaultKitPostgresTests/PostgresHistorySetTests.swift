@@ -10,14 +10,6 @@ import VaultKit
 /// backend hold a vault): prepared, its bucket read without the lock, never the write
 /// transaction that holds the header row lock across its round trips (issue 27).
 @Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresHistorySetTests {
-    /// A handle on the vault at `location` whose storage the test can count on.
-    private static func countedHandle(_ location: PostgresVaultLocation, key: VaultKey) throws -> (Vault, PostgresVaultStorage) {
-        let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
-        let address = UInt(bitPattern: Unmanaged.passUnretained(storage).toOpaque())
-        let vault = try Vault.open(storage, key: key)
-        return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue())
-    }
-
     /// As the load driver: items written by a batch (unnumbered, no version kept yet), a
     /// new handle verifies the vault, then `set`s items at random, most of them twice or
     /// more. None takes a write transaction (`BEGIN`, `FOR UPDATE`), the first included;
@@ -30,7 +22,7 @@ import VaultKit
         try writer.batch { batch in
             for index in 0..<count { try batch.set("v0", service: "load", account: "a\(index)") }
         }
-        let (vault, storage) = try Self.countedHandle(location, key: key)
+        let (vault, storage) = try TestServer.counted(location, key: key)
         #expect(try vault.verify() == count)
         let locked = storage.writeTransactionsBegun
         var written: [Int: Int] = [:]

@@ -37,7 +37,7 @@ import VaultKit
     /// Two handles on one vault, each counting its round trips.
     static func twoWriters() throws -> (a: Vault, aStorage: PostgresVaultStorage, b: Vault, bStorage: PostgresVaultStorage, location: PostgresVaultLocation, key: VaultKey) {
         let (a, aStorage, location, key) = try TestServer.countedVault()
-        let (b, bStorage) = try PostgresChangeMarkerTests.counted(location, key: key)
+        let (b, bStorage) = try TestServer.counted(location, key: key)
         return (a, aStorage, b, bStorage, location, key)
     }
 
@@ -192,8 +192,8 @@ import VaultKit
         let (location, schema) = try TestServer.locationInNewSchema()
         let key = VaultKey.random()
         _ = try Vault.create(postgres: location, key: key)
-        let (a, aStorage) = try PostgresChangeMarkerTests.counted(location, key: key)
-        let (b, _) = try PostgresChangeMarkerTests.counted(location, key: key)
+        let (a, aStorage) = try TestServer.counted(location, key: key)
+        let (b, _) = try TestServer.counted(location, key: key)
         let hostGuard = PostgresRollbackGuardTests.guardDirectory("host")
         try a.useRollbackGuard(hostGuard)
         try b.useRollbackGuard(hostGuard)

@@ -137,7 +137,7 @@ import VaultKit
         }
         try #require(others.count >= 2)
         if edit != .deletedPutBack { try writer.set("new", service: "s", account: "alice") }
-        let (reader, _) = try PostgresChangeMarkerTests.counted(location, key: key)
+        let (reader, _) = try TestServer.counted(location, key: key)
         func alice() throws(VaultError) -> String? {
             do { return try reader.string(service: "s", account: "alice") } catch .itemNotFound { return nil }
         }

@@ -37,17 +37,8 @@ struct PostgresStandbyTests {
         let primary = try TestServer.location()
         let key = VaultKey.random()
         _ = try Vault.create(postgres: primary, key: key)
-        let (vault, storage) = try open(primary.readingFromStandby(standbyURL(), maxStaleness: maxStaleness), key: key)
+        let (vault, storage) = try TestServer.counted(primary.readingFromStandby(standbyURL(), maxStaleness: maxStaleness), key: key)
         return (vault, storage, primary, key)
-    }
-
-    /// The vault at `location`, on a storage the test can count on. The vault owns the
-    /// storage; the test only reads its counters, on the same thread.
-    static func open(_ location: PostgresVaultLocation, key: VaultKey) throws -> (vault: Vault, storage: PostgresVaultStorage) {
-        let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
-        let address = UInt(bitPattern: Unmanaged.passUnretained(storage).toOpaque())
-        let vault = try Vault.open(storage, key: key)
-        return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue())
     }
 
     /// Returns once the standby has replayed every commit the primary made so far.
@@ -178,7 +169,7 @@ struct PostgresStandbyTests {
             #expect(try reader.string(service: "s", account: "b") == "other")
             #expect(try #require(storage.standby).answered == answered)
             // A fresh open with the standby, checked against the same record.
-            let (fresh, freshStorage) = try Self.open(primary.readingFromStandby(Self.standbyURL(), maxStaleness: .seconds(600)), key: key)
+            let (fresh, freshStorage) = try TestServer.counted(primary.readingFromStandby(Self.standbyURL(), maxStaleness: .seconds(600)), key: key)
             try fresh.useRollbackGuard(rollbackGuard)
             for _ in 0..<3 { #expect(try fresh.string(service: "s", account: "a") == "v4") }
             #expect(try #require(freshStorage.standby).answered == 0)
@@ -206,7 +197,7 @@ struct PostgresStandbyTests {
         try attacker.execute("UPDATE \(schema)_copy.vaultkit_items i SET nonce = o.nonce, sealed = o.sealed FROM \(schema)_copy.old_items o WHERE o.lookup_id = i.lookup_id")
         let url = try TestServer.url()
         let fake = url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)_copy"
-        let (reader, storage) = try Self.open(location.readingFromStandby(fake, maxStaleness: .seconds(600)), key: key)
+        let (reader, storage) = try TestServer.counted(location.readingFromStandby(fake, maxStaleness: .seconds(600)), key: key)
         for _ in 0..<3 { #expect(try reader.string(service: "s", account: "a") == "new secret") }
         #expect(try #require(storage.standby).answered == 0)
     }
@@ -222,7 +213,7 @@ struct PostgresStandbyTests {
         let url = try TestServer.url()
         // A server without the tables: every statement on it fails.
         let conninfo = standby == "missing tables" ? url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3Dno_such_schema" : standby
-        let (reader, storage) = try Self.open(primary.readingFromStandby(conninfo, maxStaleness: .seconds(600)), key: key)
+        let (reader, storage) = try TestServer.counted(primary.readingFromStandby(conninfo, maxStaleness: .seconds(600)), key: key)
         for _ in 0..<3 { #expect(try reader.string(service: "s", account: "a") == "secret") }
         let standbyState = try #require(storage.standby)
         #expect(standbyState.answered == 0)
@@ -241,7 +232,7 @@ struct PostgresStandbyTests {
         let key = VaultKey.random()
         try Vault.create(postgres: primary, key: key).set("secret", service: "s", account: "a")
         let standby = "host=127.0.0.1 port=\(listener.port) dbname=vaultkit sslmode=disable"
-        let (reader, storage) = try Self.open(primary.readingFromStandby(standby, maxStaleness: .seconds(600)), key: key)
+        let (reader, storage) = try TestServer.counted(primary.readingFromStandby(standby, maxStaleness: .seconds(600)), key: key)
         for _ in 0..<3 { #expect(try reader.string(service: "s", account: "a") == "secret") }
         let standbyState = try #require(storage.standby)
         #expect(standbyState.answered == 0 && standbyState.connection == nil)

@@ -34,7 +34,6 @@ enum TestServer {
         return (location, schema)
     }
 
-    /// Another connection, as an administrator or attacker would use, outside VaultKit.
     /// A new vault, opened on a storage the test can count round trips on. The vault owns
     /// the storage (and keeps it alive, as the test keeps the vault); the test only reads
     /// its round-trip counter, on the same thread.
@@ -42,10 +41,16 @@ enum TestServer {
         let location = try location()
         let key = VaultKey.random()
         _ = try Vault.create(postgres: location, key: key)
+        let (vault, storage) = try counted(location, key: key)
+        return (vault, storage, location, key)
+    }
+
+    /// The vault at `location` opened on a storage the test can count on (as ``countedVault()``).
+    static func counted(_ location: PostgresVaultLocation, key: VaultKey) throws -> (vault: Vault, storage: PostgresVaultStorage) {
         let storage = try PostgresVaultStorage(location, lockTimeoutMilliseconds: 5_000)
         let address = UInt(bitPattern: Unmanaged.passUnretained(storage).toOpaque())
         let vault = try Vault.open(storage, key: key)
-        return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue(), location, key)
+        return (vault, Unmanaged<PostgresVaultStorage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue())
     }
 
     /// The accounts of ``verifiedReader()``'s items (values `v-<account>`): 40, in about 40 buckets.
@@ -63,6 +68,7 @@ enum TestServer {
         return (reader, storage, try Vault.open(postgres: location, key: key), location)
     }
 
+    /// Another connection, as an administrator or attacker would use, outside VaultKit.
     static func attacker() throws -> PostgresConnection {
         try PostgresConnection(conninfo: url(), password: nil, lockTimeoutMilliseconds: 10_000)
     }
