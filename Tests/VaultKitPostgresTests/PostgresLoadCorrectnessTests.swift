@@ -17,7 +17,9 @@ import VaultKit
     }
 
     /// Four workers per round, mixed set/add/update/delete/get over shared and private
-    /// accounts; each round kills one or more of them after a random number of logged
+    /// accounts; the odd ones send their gets to the hot standby when the server has one
+    /// (scripts/test.sh starts it), so its answers are checked under the same load and
+    /// kills. Each round kills one or more of them after a random number of logged
     /// lines (often inside a write). Afterwards ``LoadHistory`` finds no contradiction (no
     /// acknowledged write lost, no value read or left that was never written there), no
     /// worker failed with any error (a false `tampered` or `rolledBack` fails it), and
@@ -33,7 +35,8 @@ import VaultKit
         let observer = try TestServer.attacker()
         for round in 0..<rounds {
             let children = try (0..<workers).map { worker in
-                try shared.writer(["load-ops", "\(worker)", "\(round)", "\(random.next())", "\(operations)"])
+                try shared.writer(["load-ops", "\(worker)", "\(round)", "\(random.next())", "\(operations)"],
+                                  readingFromStandby: worker % 2 == 1 ? PostgresTestServer.standbyURL : nil)
             }
             // Worker `round % workers` is always killed, each other one half the time, after
             // 1...operations lines (each operation logs one or two).

@@ -30,8 +30,11 @@ import VaultKit
             environment = ChildProcess.cleanEnvironment(["VAULTKIT_TEST_POSTGRES_URL": taggedURL])
         }
 
-        func writer(_ arguments: [String]) throws -> ChildProcess {
-            try ChildProcess(TestPaths.executable("vault-test-writer"), [arguments[0], "pg:" + location.vaultName, keyFile] + arguments.dropFirst(), environment: environment)
+        /// - Parameter readingFromStandby: its gets may go to this hot standby.
+        func writer(_ arguments: [String], readingFromStandby standby: String? = nil) throws -> ChildProcess {
+            var environment = environment
+            if let standby { environment["VAULTKIT_TEST_READ_STANDBY_URL"] = standby }
+            return try ChildProcess(TestPaths.executable("vault-test-writer"), [arguments[0], "pg:" + location.vaultName, keyFile] + arguments.dropFirst(), environment: environment)
         }
 
         /// This test's sessions, as the server sees them.

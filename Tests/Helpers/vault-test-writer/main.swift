@@ -26,7 +26,8 @@
 //
 // VAULT is a file path, a URL of a registered engine (postgres://...#NAME), or `pg:NAME`
 // for the vault NAME in the PostgreSQL database of $VAULTKIT_TEST_POSTGRES_URL (its
-// password from PGPASSFILE). The key comes from a
+// password from PGPASSFILE; with $VAULTKIT_TEST_READ_STANDBY_URL, gets may go to that
+// hot standby). The key comes from a
 // file, never from argv.
 import Foundation
 import VaultKit
@@ -51,7 +52,13 @@ VaultEngines.register(.postgres)
 /// Opens VAULT: a file, a URL of a registered engine, or `pg:NAME` in the test PostgreSQL database.
 func openVault(key: VaultKey, busyTimeout: Duration = Vault.defaultBusyTimeout) throws(VaultError) -> Vault {
     if path.hasPrefix("pg:") {
-        guard let server = ProcessInfo.processInfo.environment["VAULTKIT_TEST_POSTGRES_URL"] else { fail("VAULTKIT_TEST_POSTGRES_URL is not set") }
+        let environment = ProcessInfo.processInfo.environment
+        guard let server = environment["VAULTKIT_TEST_POSTGRES_URL"] else { fail("VAULTKIT_TEST_POSTGRES_URL is not set") }
+        // A worker given the standby's URL sends its gets there (within a minute's staleness).
+        if let standby = environment["VAULTKIT_TEST_READ_STANDBY_URL"], !standby.isEmpty {
+            let location = try PostgresVaultLocation(server, vaultName: String(path.dropFirst(3)))
+            return try Vault.open(postgres: location.readingFromStandby(standby, maxStaleness: .seconds(60)), key: key, busyTimeout: busyTimeout)
+        }
         return try Vault.open(url: server + "#" + path.dropFirst(3), key: key, busyTimeout: busyTimeout)
     }
     if VaultEngines.isEngineURL(path) { return try Vault.open(url: path, key: key, busyTimeout: busyTimeout) }
