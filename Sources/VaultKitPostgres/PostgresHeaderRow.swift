@@ -51,7 +51,8 @@ struct PostgresHeaderRow {
         // Only a vault that has wraps has them in its state (``PostgresSQL/hostWrapsXmin``).
         let wrapXmins = rows.int64(0, 14) == 0 ? [] : (0..<rows.count).filter { !rows.isNull($0, 19) }.compactMap { UInt32(rows.text($0, 19)) }.sorted()
         vaultState = .init(header: PostgresRowVersions.xid(rows.text(0, 18)),
-                           hostWraps: wrapXmins.isEmpty ? nil : wrapXmins.map(String.init).joined(separator: ","))
+                           hostWraps: wrapXmins.isEmpty ? nil : wrapXmins.map(String.init).joined(separator: ","),
+                           hasHostWraps: rows.int64(0, 14) != 0)
         if rows.int64(0, 14) == 0 {
             hostWraps = nil
         } else {

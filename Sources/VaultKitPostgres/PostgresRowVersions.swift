@@ -29,6 +29,10 @@ struct PostgresRowVersions {
         var header: UInt32?
         /// The wraps' `xmin`s in ascending order, comma-separated; `nil` for none.
         var hostWraps: String?
+        /// The header row's flag saying the vault has wraps (false without a header row):
+        /// without it, a lone read leaves the wraps out (``PostgresSQL/loneReadWithoutHostWraps``).
+        /// Part of the header row, so it changes only with `header`.
+        var hasHostWraps: Bool
     }
 
     /// Rows kept per version at most: about 25 MiB. Past it a row is not kept, and a
@@ -281,6 +285,9 @@ struct PostgresRowVersions {
     /// The header's `xmin` the vault state holds, for a prepared set's `UPDATE` to require.
     var headerXmin: UInt32? { state?.header }
     var hostWraps: String? { state?.hostWraps }
+    /// Whether the header row of the state held says the vault has no host key wraps
+    /// (`false` when no state is held).
+    var heldHeaderHasNoHostWraps: Bool { state?.hasHostWraps == false }
 
     private static func key(_ lookupID: [UInt8]) -> UInt64 {
         lookupID.withUnsafeBytes { key($0) }

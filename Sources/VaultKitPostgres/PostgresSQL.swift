@@ -38,9 +38,10 @@ enum PostgresSQL {
     /// The write lock: this vault's header row, `FOR UPDATE`, before anything is read.
     static let lockHeader = "SELECT 1 FROM vaultkit_header WHERE vault = $1 FOR UPDATE"
 
-    /// The snapshot, the header row's `xmin` (NULL: no header) and the host key wraps'.
+    /// The snapshot, the header row's `xmin` (NULL: no header), the host key wraps' and
+    /// the header's flag saying the vault has wraps.
     static let vaultState = """
-        SELECT pg_current_snapshot()::text, h.xmin::text, \(hostWrapsXmin)
+        SELECT pg_current_snapshot()::text, h.xmin::text, \(hostWrapsXmin), \(hasHostWraps)
         FROM (SELECT 1) AS one LEFT JOIN vaultkit_header h ON h.vault = $1
         """
 
@@ -48,11 +49,15 @@ enum PostgresSQL {
     /// none, and for a vault whose header row `h` says it has none.
     ///
     /// Why only then: the engine reads no wrap of such a vault (``PostgresHeaderRow``), so
-    /// its wraps rows are no part of what it verified, and a lone read of it skips the
-    /// subquery (an `InitPlan`, run only when the branch is taken): about a fifth of a
-    /// lone read's server time (Benchmarks/README.md, "PostgreSQL under load"). Setting
-    /// the flag changes the header row, so it moves the vault state anyway.
+    /// its wraps rows are no part of what it verified, and the subquery (an `InitPlan`)
+    /// runs only when the branch is taken. Setting the flag changes the header row, so it
+    /// moves the vault state anyway. A lone read of such a vault leaves the subquery out
+    /// altogether (``loneReadWithoutHostWraps``): the executor sets up an `InitPlan` on
+    /// every execution, taken or not.
     static let hostWrapsXmin = "CASE WHEN h.has_host_wraps THEN (SELECT string_agg(w.xmin::text, ',' ORDER BY w.xmin::text::bigint) FROM vaultkit_host_wraps w WHERE w.vault = $1) END"
+
+    /// The header row `h`'s flag saying the vault has host key wraps (0 without a header row).
+    static let hasHostWraps = "coalesce(h.has_host_wraps, false)::int::int8"
 
     // MARK: Creating and checking
 
@@ -191,13 +196,27 @@ enum PostgresSQL {
 
     // MARK: Items
 
-    /// One item's row with its `xmin`, and the vault state, in one statement.
-    static let loneRead = """
-        SELECT i.service_tag, i.nonce, i.sealed, i.xmin::text, h.xmin::text, \(hostWrapsXmin)
+    /// One item's row with its `xmin`, and the vault state (the header's `xmin`, the host
+    /// key wraps' and the header's flag saying it has wraps), in one statement.
+    static let loneRead = loneRead(hostWraps: hostWrapsXmin)
+
+    /// ``loneRead`` with NULL for the wraps' `xmin`s: for a vault whose header row, in the
+    /// state this storage holds, says it has no wraps (then ``hostWrapsXmin`` is NULL
+    /// too), and inside a transaction, which takes its state from its first statement.
+    /// Why: setting up the unused subquery was about a tenth of the server's time per lone
+    /// read (`ExecInitAgg`, perf, reads at one client; Benchmarks/README.md, "The lone
+    /// read without the host wraps' subquery"). A header changed since shows another
+    /// `xmin`, so the state differs whichever statement read it.
+    static let loneReadWithoutHostWraps = loneRead(hostWraps: "NULL::text")
+
+    private static func loneRead(hostWraps: String) -> String {
+        """
+        SELECT i.service_tag, i.nonce, i.sealed, i.xmin::text, h.xmin::text, \(hostWraps), \(hasHostWraps)
         FROM (SELECT 1) AS one
         LEFT JOIN vaultkit_header h ON h.vault = $1
         LEFT JOIN vaultkit_items i ON i.vault = $1 AND i.lookup_id = $2
         """
+    }
 
     /// Whole rows with their `xmin`; callers add conditions (`AND ...`) and an order.
     static let wholeRows = "SELECT lookup_id, service_tag, nonce, sealed, xmin::text FROM vaultkit_items WHERE vault = $1"

@@ -35,11 +35,11 @@ extension PostgresVaultStorage {
         // Before the statement is sent: the state it shows was the primary's then or later.
         let sent = standby == nil ? nil : ContinuousClock.now
         return try passing(BodyError.self) {
-            try connection.query(PostgresSQL.loneRead, [.text(vault), .bytes(lookupID)]) { rows in
+            try connection.query(loneReadStatement, [.text(vault), .bytes(lookupID)]) { rows in
                 guard rows.count == 1 else { throw StorageError.corrupted(reason: .rowStoredTwice) }
                 let xmin = rows.isNull(0, 0) ? nil : PostgresRowVersions.xid(rows.text(0, 3))
                 if !transaction.inTransaction {
-                    _ = rowVersions.observe(Self.vaultState(rows, header: 4, hostWraps: 5))
+                    _ = rowVersions.observe(Self.vaultState(rows, header: 4))
                     snapshotVersion = rowVersions.confirm(lookupID: lookupID, xmin: xmin)
                     standby?.primarySeenAt = sent
                 } else {
@@ -54,13 +54,20 @@ extension PostgresVaultStorage {
         }
     }
 
+    /// The lone read to send: without the host key wraps when the state held says the
+    /// vault has none, and in a transaction (whose state its first statement names).
+    var loneReadStatement: String {
+        transaction.inTransaction || rowVersions.heldHeaderHasNoHostWraps ? PostgresSQL.loneReadWithoutHostWraps : PostgresSQL.loneRead
+    }
+
     /// In a read transaction whose first statement is not sent yet, queues the read of
     /// `lookupID`'s row behind it (``PostgresTransactionState/Read/item``).
     package func prefetchItem(lookupID: [UInt8]) throws(StorageError) {
         guard case .reading(let read) = transaction, read.first == nil, read.item == nil, connection.queuedCount > 0 else { return }
         try run { () throws in
             transaction.updateRead { $0.item = (lookupID, nil) }
-            try connection.enqueue(PostgresSQL.loneRead, [.text(vault), .bytes(lookupID)]) { [unowned self] rows in
+            // Its vault state is not used: the transaction's first statement names that.
+            try connection.enqueue(PostgresSQL.loneReadWithoutHostWraps, [.text(vault), .bytes(lookupID)]) { [unowned self] rows in
                 // Stored twice: not answered here, so the read runs as a statement and says so.
                 guard rows.count == 1 else { return }
                 let row: PostgresTransactionState.PrefetchedItem? = rows.isNull(0, 0) ? nil : .init(

@@ -20,10 +20,10 @@ extension PostgresVaultStorage {
         guard standby.withinBound(at: now), let session = standby.session(at: now, lockTimeoutMilliseconds: lockTimeoutMilliseconds) else { return nil }
         let answer: Swift.Result<Result?, BodyError>?
         do {
-            answer = try session.query(PostgresSQL.loneRead, [.text(vault), .bytes(lookupID)]) { rows in
+            answer = try session.query(loneReadStatement, [.text(vault), .bytes(lookupID)]) { rows in
                 guard rows.count == 1 else { return nil }
                 let xmin = rows.isNull(0, 0) ? nil : PostgresRowVersions.xid(rows.text(0, 3))
-                guard rowVersions.holds(Self.vaultState(rows, header: 4, hostWraps: 5), lookupID: lookupID, xmin: xmin) else { return nil }
+                guard rowVersions.holds(Self.vaultState(rows, header: 4), lookupID: lookupID, xmin: xmin) else { return nil }
                 guard !rows.isNull(0, 0) else { return .success(nil) }
                 return Swift.Result { () throws(BodyError) in try body(rows.bytes(0, 0), rows.bytes(0, 1), rows.bytes(0, 2)) }.map(Optional.some)
             }

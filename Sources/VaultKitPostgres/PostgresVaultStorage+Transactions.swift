@@ -147,7 +147,7 @@ extension PostgresVaultStorage {
                 // The header row too: a read that verifies the root reads it next.
                 try connection.enqueue(PostgresSQL.readTransactionFirst, [.text(vault)]) { [unowned self] rows in
                     let header = PostgresHeaderRow(rows)
-                    let state = header?.vaultState ?? .init(header: nil, hostWraps: nil)
+                    let state = header?.vaultState ?? .init(header: nil, hostWraps: nil, hasHostWraps: false)
                     transaction.updateRead {
                         $0.first = (snapshot: rows.text(0, 0), state: state)
                         $0.headerRow = header
@@ -185,18 +185,20 @@ extension PostgresVaultStorage {
                 manifestCache.use(version(ofSnapshot: snapshot, ownTransaction: nil))
                 transaction.updateRead { $0.pinned = true }
             } else {
-                let state = try connection.query(PostgresSQL.vaultState, [.text(vault)]) { Self.vaultState($0, header: 1, hostWraps: 2) }
+                let state = try connection.query(PostgresSQL.vaultState, [.text(vault)]) { Self.vaultState($0, header: 1) }
                 snapshotVersion = rowVersions.observe(state)
             }
         }
     }
 
-    /// The vault state in columns `header` and `hostWraps` of `rows`' first row (none:
-    /// no header).
-    static func vaultState(_ rows: PostgresRows, header: Int, hostWraps: Int) -> PostgresRowVersions.VaultState {
-        guard rows.count > 0 else { return .init(header: nil, hostWraps: nil) }
+    /// The vault state in `rows`' first row (none: no header): the header's `xmin` in
+    /// column `header`, then the wraps' `xmin`s (``PostgresSQL/hostWrapsXmin``) and the
+    /// header's flag (``PostgresSQL/hasHostWraps``).
+    static func vaultState(_ rows: PostgresRows, header: Int) -> PostgresRowVersions.VaultState {
+        guard rows.count > 0 else { return .init(header: nil, hostWraps: nil, hasHostWraps: false) }
         return .init(header: rows.isNull(0, header) ? nil : PostgresRowVersions.xid(rows.text(0, header)),
-                     hostWraps: rows.isNull(0, hostWraps) ? nil : rows.text(0, hostWraps))
+                     hostWraps: rows.isNull(0, header + 1) ? nil : rows.text(0, header + 1),
+                     hasHostWraps: rows.int64(0, header + 2) != 0)
     }
 
     /// The version of a snapshot this session read, its own transaction (if writing)

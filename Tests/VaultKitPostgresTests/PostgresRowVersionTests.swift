@@ -213,6 +213,8 @@ import VaultKit
         let (vault, storage, location, _) = try TestServer.countedVault()
         try vault.set("one", service: "s", account: "a")
         #expect(try vault.string(service: "s", account: "a") == "one")
+        // Its lone reads leave the wraps' subquery out (PostgresSQL.loneReadWithoutHostWraps).
+        #expect(storage.loneReadStatement == PostgresSQL.loneReadWithoutHostWraps)
         let host = HostKeyPair.generate()
         _ = try TestServer.attacker().change(
             "INSERT INTO vaultkit_host_wraps (vault, name, public_key, sealed_master_key) VALUES ($1, 'stray', $2, $3)",
@@ -223,5 +225,27 @@ import VaultKit
         #expect(try vault.verify() == 1)
         let identity = try vault.identity()
         #expect(throws: VaultError.self) { try Vault.open(postgres: location, hostKey: host, identity: identity) }
+    }
+
+    /// A reader that verified the vault without host key wraps, so reads without them,
+    /// and another handle adds hosts: the header changed, so the reader verifies again,
+    /// and from then on its lone reads show the wraps, so a wrap the DBA deletes, the
+    /// header left alone, is caught by its next `get` (as for a reader that opened the
+    /// vault with its hosts).
+    @Test func aReaderWhoseVaultGainsHostsReadsTheirWrapsFromThen() throws {
+        let (vault, storage, location, key) = try TestServer.countedVault()
+        try vault.set("one", service: "s", account: "a")
+        #expect(try vault.string(service: "s", account: "a") == "one")
+        #expect(storage.loneReadStatement == PostgresSQL.loneReadWithoutHostWraps)
+        let other = try Vault.open(postgres: location, key: key)
+        try other.addHost(HostKeyPair.generate().publicKey, name: "web-1")
+        try other.addHost(HostKeyPair.generate().publicKey, name: "web-2")
+        #expect(try vault.string(service: "s", account: "a") == "one")
+        #expect(storage.loneReadStatement == PostgresSQL.loneRead)
+        let before = storage.connection.roundTrips
+        #expect(try vault.string(service: "s", account: "a") == "one")
+        #expect(storage.connection.roundTrips - before == 1)
+        _ = try TestServer.attacker().change("DELETE FROM vaultkit_host_wraps WHERE vault = $1 AND name = 'web-2'", [.text(location.vaultName)])
+        #expect(throws: VaultError.tampered(reason: .headerFailedAuthentication)) { try vault.string(service: "s", account: "a") }
     }
 }
