@@ -1,5 +1,5 @@
 /// The hot standby a ``PostgresVaultStorage`` may read from
-/// (``PostgresVaultLocation/readingFromStandby(_:maxStaleness:)``): its session, opened on
+/// (``PostgresVaultLocation/readingFromStandby(_:maxStaleness:statistics:)``): its session, opened on
 /// first use, and when the primary last showed the vault state the storage holds.
 final class PostgresStandby {
     let location: PostgresVaultLocation.Standby
@@ -10,8 +10,10 @@ final class PostgresStandby {
     /// When a statement that showed the primary the vault state now held was sent: a
     /// standby answers only within ``PostgresVaultLocation/Standby/maxStaleness`` of it.
     var primarySeenAt: ContinuousClock.Instant?
-    /// Reads the standby answered, for the tests.
-    var answered = 0
+    /// Where what it does is counted (the caller's, or one of its own).
+    var statistics: PostgresStandbyStatistics { location.statistics }
+    /// Reads it answered (with every other handle counted in the same statistics).
+    var answered: Int { statistics.snapshot.answered }
 
     /// Bounds on a standby that does not answer, where its connection string sets none:
     /// a read that tries it waits at most this long before the primary answers
@@ -46,14 +48,18 @@ final class PostgresStandby {
             connection = session
             retryAt = nil
         } catch {
-            failed(at: now)
+            failed(error, at: now)
         }
         return connection
     }
 
     /// Drops the session; the standby is left alone for ``PostgresVaultLocation/standbyRetryDelay``.
-    func failed(at now: ContinuousClock.Instant) {
+    func failed(_ error: any Error, at now: ContinuousClock.Instant) {
         connection = nil
         retryAt = now + PostgresVaultLocation.standbyRetryDelay
+        // libpq's or the server's message, with the standby's password removed
+        // (``PostgresFailure``); nothing else is thrown there.
+        let message = (error as? PostgresFailure)?.message ?? ""
+        statistics.failed(message.isEmpty ? "the standby failed" : message)
     }
 }

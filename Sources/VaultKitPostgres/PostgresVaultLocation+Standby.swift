@@ -21,6 +21,8 @@ extension PostgresVaultLocation {
         public let maxStaleness: Duration
         /// `postgres://user@host:port/database`, without the password.
         public let description: String
+        /// Where what the standby did is counted (``PostgresStandbyStatistics``).
+        public let statistics: PostgresStandbyStatistics
 
         public var debugDescription: String { description }
 
@@ -37,13 +39,20 @@ extension PostgresVaultLocation {
     /// holds a read for at most 2 s: `connect_timeout=2` and `tcp_user_timeout=2000`
     /// unless `connection` sets them, and statements cancelled after 2 s.
     ///
+    /// A standby that cannot answer never shows as an error, so pass `statistics` to see
+    /// what it does: how many `get`s it answered, why the others went to the primary,
+    /// and its last failure.
+    ///
     /// - Throws: `VaultError.invalidArgument(_:)`: `.notAConnectionString`, or
     ///   `.standbyStalenessNotPositive`.
-    public func readingFromStandby(_ connection: String, maxStaleness: Duration) throws(VaultError) -> PostgresVaultLocation {
+    public func readingFromStandby(
+        _ connection: String, maxStaleness: Duration, statistics: PostgresStandbyStatistics = PostgresStandbyStatistics()
+    ) throws(VaultError) -> PostgresVaultLocation {
         guard maxStaleness > .zero else { throw .invalidArgument(.standbyStalenessNotPositive) }
         let values = try Self.options(connection)
         var location = self
-        location.standby = Standby(conninfo: connection, password: values["password"], maxStaleness: maxStaleness, description: Self.server(values))
+        location.standby = Standby(conninfo: connection, password: values["password"], maxStaleness: maxStaleness,
+                                   description: Self.server(values), statistics: statistics)
         return location
     }
 

@@ -18,7 +18,7 @@ public struct PostgresVaultLocation: Sendable, CustomStringConvertible, CustomDe
     public let vaultName: String
     /// `postgres://user@host:port/database#vault`, without the password.
     public let description: String
-    /// The hot standby that may answer reads (``readingFromStandby(_:maxStaleness:)``).
+    /// The hot standby that may answer reads (``readingFromStandby(_:maxStaleness:statistics:)``).
     public internal(set) var standby: Standby?
 
     /// - Throws: `VaultError.invalidArgument(_:)` for a connection string libpq cannot

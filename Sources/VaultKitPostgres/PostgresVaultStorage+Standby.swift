@@ -17,7 +17,14 @@ extension PostgresVaultStorage {
     ) throws(StorageFailure<BodyError>) -> Result?? {
         guard let standby, !transaction.inTransaction, snapshotVersion == rowVersions.version else { return nil }
         let now = ContinuousClock.now
-        guard standby.withinBound(at: now), let session = standby.session(at: now, lockTimeoutMilliseconds: lockTimeoutMilliseconds) else { return nil }
+        guard standby.withinBound(at: now) else {
+            standby.statistics.count(.pastBound)
+            return nil
+        }
+        guard let session = standby.session(at: now, lockTimeoutMilliseconds: lockTimeoutMilliseconds) else {
+            standby.statistics.count(.unavailable)
+            return nil
+        }
         let answer: Swift.Result<Result?, BodyError>?
         do {
             answer = try session.query(loneReadStatement, [.text(vault), .bytes(lookupID)]) { rows in
@@ -28,11 +35,15 @@ extension PostgresVaultStorage {
                 return Swift.Result { () throws(BodyError) in try body(rows.bytes(0, 0), rows.bytes(0, 1), rows.bytes(0, 2)) }.map(Optional.some)
             }
         } catch {
-            standby.failed(at: .now)
+            standby.failed(error, at: .now)
+            standby.statistics.count(.unavailable)
             return nil
         }
-        guard let answer else { return nil }
-        standby.answered += 1
+        guard let answer else {
+            standby.statistics.count(.notCaughtUp)
+            return nil
+        }
+        standby.statistics.count(.answered)
         return .some(try StorageFailure.passing { () throws(BodyError) in try answer.get() })
     }
 }

@@ -219,6 +219,8 @@ struct PostgresStandbyTests {
         #expect(standbyState.answered == 0)
         #expect(standbyState.connection == nil)
         #expect(try #require(standbyState.retryAt) > .now)
+        #expect(standbyState.statistics.snapshot.failures == 1)
+        #expect(standbyState.statistics.snapshot.lastFailure != nil)
     }
 
     /// A standby that takes the connection and never answers (a hung server, or a host
@@ -237,6 +239,54 @@ struct PostgresStandbyTests {
         let standbyState = try #require(storage.standby)
         #expect(standbyState.answered == 0 && standbyState.connection == nil)
         #expect(try #require(standbyState.retryAt) > .now)
+    }
+
+    /// What the standby did is counted where the caller can see it: the `get`s it
+    /// answered, the one the primary answered first (before it had shown the state), and
+    /// the one after the handle's own write that the lagging standby could not answer.
+    @Test func whatTheStandbyDidIsCounted() throws {
+        let primary = try TestServer.location()
+        let key = VaultKey.random()
+        try Vault.create(postgres: primary, key: key).set("v1", service: "s", account: "a")
+        try Self.awaitReplay()
+        let statistics = PostgresStandbyStatistics()
+        let reader = try Vault.open(postgres: primary.readingFromStandby(Self.standbyURL(), maxStaleness: .seconds(600), statistics: statistics), key: key)
+        // Every bucket verified, so each `get` is a lone read, which a standby may answer.
+        #expect(try reader.verify() == 1)
+        for _ in 0..<4 { #expect(try reader.string(service: "s", account: "a") == "v1") }
+        var expected = PostgresStandbyStatistics.Snapshot()
+        (expected.pastBound, expected.answered) = (1, 3)
+        #expect(statistics.snapshot == expected)
+        try Self.withReplayPaused {
+            try reader.set("v2", service: "s", account: "a")
+            #expect(try reader.string(service: "s", account: "a") == "v2")
+        }
+        expected.notCaughtUp = 1
+        #expect(statistics.snapshot == expected)
+        #expect("\(statistics)" == "answered 3, not caught up 1, past the bound 1, unavailable 0, failures 0")
+    }
+
+    /// A standby whose server refuses the password in its connection string: every read
+    /// goes to the primary, and the statistics say why (without the password), where a
+    /// log would otherwise stay silent.
+    @Test func aFailingStandbyIsCountedWithItsReason() throws {
+        let primary = try TestServer.location()
+        let key = VaultKey.random()
+        try Vault.create(postgres: primary, key: key).set("secret", service: "s", account: "a")
+        let url = try TestServer.url()
+        #expect(url.contains("vaultkit@"))
+        let wrong = url.replacingOccurrences(of: "vaultkit@", with: "vaultkit:wrong-hunter2@")
+        let statistics = PostgresStandbyStatistics()
+        let reader = try Vault.open(postgres: primary.readingFromStandby(wrong, maxStaleness: .seconds(600), statistics: statistics), key: key)
+        #expect(try reader.verify() == 1)
+        for _ in 0..<3 { #expect(try reader.string(service: "s", account: "a") == "secret") }
+        let seen = statistics.snapshot
+        // The first read: the primary had not shown the state yet; the second tried the
+        // standby and failed; the third came within the retry delay.
+        #expect((seen.pastBound, seen.failures, seen.unavailable, seen.answered) == (1, 1, 2, 0))
+        let reason = try #require(seen.lastFailure)
+        #expect(reason.contains("password authentication failed"))
+        #expect(!reason.contains("hunter2") && !"\(statistics)".contains("hunter2"))
     }
 
     @Test func theBoundMustBePositiveAndTheStringParse() throws {
