@@ -21,8 +21,9 @@ public final class PostgresStandbyStatistics: Sendable, CustomStringConvertible 
         /// showed the state held longer ago than `maxStaleness` (one per bound, at least,
         /// for a handle that reads steadily).
         public var pastBound = 0
-        /// `get`s sent to the primary without asking the standby, because it had failed
-        /// less than ``PostgresVaultLocation/standbyRetryDelay`` before.
+        /// `get`s the standby could not serve because it failed: just then (to connect,
+        /// or its statement), or less than ``PostgresVaultLocation/standbyRetryDelay``
+        /// before (then it is not asked).
         public var unavailable = 0
         /// Failures to connect to the standby or of a statement on it; each leaves it
         /// alone for ``PostgresVaultLocation/standbyRetryDelay``.
