@@ -4,7 +4,9 @@ extension VaultEngine {
     /// PostgreSQL: `postgres://user@host:port/database#name` (or `postgresql://`), the
     /// vault `name` in that database, `default` without a fragment. Register it with
     /// `VaultEngines.register(.postgres)`; libpq is loaded by the first URL it reads, so
-    /// registering costs a program that opens only vault files nothing.
+    /// registering costs a program that opens only vault files nothing. A hot standby may
+    /// be named in the URL's query (``PostgresStandbyURLOptions``):
+    /// `?vaultkit_standby_host=replica`.
     public static let postgres = VaultEngine(
         schemes: ["postgres", "postgresql"],
         texts: Texts(
@@ -18,8 +20,17 @@ extension VaultEngine {
         // A scheme is case-insensitive (RFC 3986), libpq's prefix check is not.
         let separator = given.firstIndex(of: ":") ?? given.startIndex
         let url = given[..<separator].lowercased() + given[separator...]
-        guard let hash = url.firstIndex(of: "#") else { return try PostgresVaultLocation(url) }
-        return try PostgresVaultLocation(String(url[..<hash]), vaultName: String(url[url.index(after: hash)...]))
+        let hash = url.firstIndex(of: "#")
+        let (connection, standby) = try PostgresStandbyURLOptions.split(String(url[..<(hash ?? url.endIndex)]))
+        let location = if let hash {
+            try PostgresVaultLocation(connection, vaultName: String(url[url.index(after: hash)...]))
+        } else {
+            try PostgresVaultLocation(connection)
+        }
+        guard let standby else { return location }
+        let standbyConnection = PostgresStandbyURLOptions.standbyConnection(
+            primary: try PostgresVaultLocation.options(connection), host: standby.host, port: standby.port)
+        return try location.readingFromStandby(standbyConnection, maxStaleness: standby.maxStaleness)
     }
 }
 

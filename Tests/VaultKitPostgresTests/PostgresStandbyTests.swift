@@ -289,6 +289,32 @@ struct PostgresStandbyTests {
         #expect(!reason.contains("hunter2") && !"\(statistics)".contains("hunter2"))
     }
 
+    /// A standby named in the vault's URL (`?vaultkit_standby_host=...`), as the `vault`
+    /// tool, its agent and `Vault.open(url:)` take it: within the bound, with the standby
+    /// paused before another handle's write, the reader returns the state it verified,
+    /// which only the standby still shows; once the standby has replayed, the new one.
+    @Test func aStandbyNamedInTheURLAnswersReads() throws {
+        VaultEngines.register(.postgres)
+        let primaryURL = try TestServer.url()
+        let standby = try PostgresVaultLocation.options(Self.standbyURL())
+        let host = try #require(standby["host"]), port = try #require(standby["port"])
+        let fragment = "#url-standby-" + UUID().uuidString.lowercased()
+        let key = VaultKey.random()
+        let writer = try Vault.create(url: primaryURL + fragment, key: key)
+        try writer.set("v1", service: "s", account: "a")
+        try Self.awaitReplay()
+        let query = "vaultkit_standby_host=\(host)&vaultkit_standby_port=\(port)&vaultkit_standby_max_staleness_ms=600000"
+        let reader = try Vault.open(url: primaryURL + (primaryURL.contains("?") ? "&" : "?") + query + fragment, key: key)
+        #expect(try reader.verify() == 1)
+        #expect(try reader.string(service: "s", account: "a") == "v1")
+        try Self.withReplayPaused {
+            try writer.set("v2", service: "s", account: "a")
+            #expect(try reader.string(service: "s", account: "a") == "v1")
+        }
+        try Self.awaitReplay()
+        #expect(try reader.string(service: "s", account: "a") == "v2")
+    }
+
     @Test func theBoundMustBePositiveAndTheStringParse() throws {
         let location = try TestServer.location()
         #expect(throws: VaultError.invalidArgument(.standbyStalenessNotPositive)) { try location.readingFromStandby(Self.standbyURL(), maxStaleness: .zero) }
