@@ -382,6 +382,28 @@ struct PostgresCLI {
         #expect(try postgres.run(["get", "db.internal", "app"]).stdout == "app's\n")
     }
 
+    /// A hot standby named in the URL (docs/CLI.md, "PostgreSQL vaults"): the commands
+    /// work through it as without it, and a malformed bound is a usage error that does
+    /// not repeat the URL.
+    @Test(.enabled(if: PostgresTestServer.standbySuitesRun, "needs a PostgreSQL server with a standby"))
+    func aStandbyNamedInTheURLIsTakenAndChecked() throws {
+        let postgres = try PostgresCLI()
+        try #require(postgres.run(["init"] + CLI.cheapKDF).status == 0)
+        try #require(postgres.run(["set", "s", "a"], stdin: "x\n").status == 0)
+        let standbyURL = try #require(PostgresTestServer.standbyURL)
+        let standby = try #require(URLComponents(string: standbyURL))
+        let host = try #require(standby.host), port = try #require(standby.port)
+        let (base, fragment) = (postgres.url.prefix { $0 != "#" }, postgres.url.drop { $0 != "#" })
+        let query = "vaultkit_standby_host=\(host)&vaultkit_standby_port=\(port)"
+        let withStandby = base + (base.contains("?") ? "&" : "?") + query + fragment
+        let get = try postgres.cli.run(["get", "s", "a", "--vault", withStandby], vault: false)
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(get.stdout == "x\n")
+        let bad = try postgres.cli.run(["get", "s", "a", "--vault", withStandby.replacingOccurrences(of: "#", with: "&vaultkit_standby_max_staleness_ms=0#")], vault: false)
+        #expect(bad.status == 2, "\(bad.stderr)")
+        #expect(!bad.stderr.contains("vaultkit_standby"), "\(bad.stderr)")
+    }
+
     @Test func passwdChangesThePassphraseInPostgres() throws {
         let postgres = try PostgresCLI()
         try #require(postgres.run(["init"] + CLI.cheapKDF).status == 0)
