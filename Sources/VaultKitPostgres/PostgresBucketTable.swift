@@ -2,7 +2,7 @@
 /// array, not a dictionary.
 ///
 /// Why: every commit by another process starts a new version, which moves what vouched
-/// into what is held and, once the root is verified again, back (``PostgresRowVersions/carry(_:)``):
+/// into what is held and, once the root is verified again, back (``PostgresRowVersions/carry(unchanged:changed:)``):
 /// up to every bucket, twice per commit. As a dictionary each move hashed its key, and a
 /// client at four writers spent about a fifth of its CPU there (perf, 50/50 load).
 struct PostgresBucketTable {

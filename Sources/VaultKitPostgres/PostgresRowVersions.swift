@@ -16,10 +16,11 @@
 ///   verifies that bucket again. That is what catches a row changed, put back or deleted
 ///   by someone who left the header alone (docs/THREAT-MODEL.md, "PostgreSQL").
 /// - Rows are kept **per manifest bucket**, and a new version holds what vouched under the
-///   old one: once the engine has verified the new root and found a bucket's digest
-///   unchanged, it carries that bucket's rows into the new version (``carry(_:)``), so its
-///   lone reads stay one statement after another process's write. A bucket whose lone
-///   read did not match what was held is never carried.
+///   old one: once the engine has verified the new root, it carries the buckets it had
+///   verified into the new version (``carry(unchanged:changed:)``), so its lone reads stay
+///   one statement after another process's write: whole where the bucket's digest is
+///   unchanged, and only the rows kept (no absence) where another writer changed it. A
+///   bucket whose lone read did not match what was held is never carried.
 ///
 /// A version is a number of this storage's own, never handed out twice.
 struct PostgresRowVersions {
@@ -46,7 +47,7 @@ struct PostgresRowVersions {
         private(set) var rows: [UInt64: UInt32] = [:]
         /// `rows.count`, kept beside it. Why: a dictionary's count is in its heap storage,
         /// and carrying every bucket after another process's commit read it for each of
-        /// the 1,024: a cache miss per bucket, about 90% of ``PostgresRowVersions/carry(_:)``'s
+        /// the 1,024: a cache miss per bucket, about 90% of ``PostgresRowVersions/carry(unchanged:changed:)``'s
         /// time (perf, 50/50 load at four writers). Here it is in the table's own array.
         private(set) var count = 0
         /// Read whole: a row not in `rows` has none.
@@ -80,8 +81,8 @@ struct PostgresRowVersions {
     private var buckets = PostgresBucketTable()
     private var rowCount = 0
     /// What vouched under earlier versions and was not found changed since: the engine
-    /// carries a bucket's rows into the new version once the new root shows its digest
-    /// unchanged (``carry(_:)``).
+    /// carries a bucket's rows into the new version once it has verified the new root
+    /// (``carry(unchanged:changed:)``).
     private var held = PostgresBucketTable()
 
     /// What a transaction read or wrote, applied when it ends well.
@@ -160,16 +161,26 @@ struct PostgresRowVersions {
         rowCount = 0
     }
 
-    /// Keeps under this version what was held for `carrying` (buckets the engine found
-    /// unchanged under a root it verified again); returns the buckets now vouched for.
-    mutating func carry(_ carrying: [Int]) -> [Int] {
-        carrying.filter { bucket in
-            if buckets[bucket] != nil { return true }
-            guard let rows = held.remove(bucket), rowCount + rows.count <= Self.rowLimit else { return false }
-            buckets[bucket] = rows
-            rowCount += rows.count
-            return true
-        }
+    /// Keeps under this version what was held for the buckets the engine verified again
+    /// under a new root: `unchanged` ones (their digests are the same) as they were,
+    /// `changed` ones (another writer wrote into them) for their rows only, so that no
+    /// row's absence is vouched for there. Returns the buckets now vouched for.
+    ///
+    /// Why a changed bucket's rows still vouch: a row at the `xmin` kept is the very row
+    /// version the engine verified, still current, since whoever replaces or deletes a
+    /// row through the server ends that version for good. Its absence does not: another
+    /// writer may have added the row, and someone else deleted it since.
+    mutating func carry(unchanged: [Int], changed: [Int]) -> [Int] {
+        unchanged.filter { carry($0, unchanged: true) } + changed.filter { carry($0, unchanged: false) }
+    }
+
+    private mutating func carry(_ bucket: Int, unchanged: Bool) -> Bool {
+        if buckets[bucket] != nil { return true }
+        guard var rows = held.remove(bucket), rowCount + rows.count <= Self.rowLimit else { return false }
+        if !unchanged { rows.whole = false }
+        buckets[bucket] = rows
+        rowCount += rows.count
+        return true
     }
 
     // MARK: A transaction's reads and writes

@@ -149,8 +149,8 @@ extension PostgresVaultStorage {
         (0..<rows.count).map { row in (rows.int64(row, 0), rows.isNull(row, 1) ? nil : rows.array(row, 1)) }
     }
 
-    package func carryVerifiedBuckets(_ buckets: [Int]) -> [Int] {
-        rowVersions.carry(buckets)
+    package func carryVerifiedBuckets(unchanged: [Int], changed: [Int]) -> [Int] {
+        rowVersions.carry(unchanged: unchanged, changed: changed)
     }
 
     package func deleteAllManifestBuckets() throws(StorageError) {

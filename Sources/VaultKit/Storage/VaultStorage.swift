@@ -192,17 +192,25 @@ package protocol VaultStorage: AnyObject {
     func prefetchItem(lookupID: [UInt8]) throws(StorageError)
 
     /// After ``snapshotVersion`` moved: keeps under the new version what vouched, under an
-    /// earlier one, for lone reads of `buckets`' rows (the engine found these buckets'
-    /// digests unchanged under a newly verified root); returns the buckets it kept. The
-    /// default keeps none: a storage whose version moves on every commit has nothing that
-    /// tells a row changed behind the engine's back from one left alone.
+    /// earlier one, for lone reads of the rows of buckets the engine verified before and
+    /// has just verified the new root of; returns the buckets it kept. The default keeps
+    /// none: a storage whose version moves on every commit has nothing that tells a row
+    /// changed behind the engine's back from one left alone.
+    ///
+    /// - Parameters:
+    ///   - unchanged: buckets whose digests the new root shows unchanged: what vouched for
+    ///     them vouches on, a row's absence included.
+    ///   - changed: buckets another writer changed: only a row still at the version the
+    ///     engine verified is vouched for (no writer, the engine's or an SQL user's, can
+    ///     give a row version back once it is replaced or deleted), never a row's absence
+    ///     (a row another writer added and someone then deleted would be missed).
     ///
     /// A storage that carries must also confirm the row a read transaction reads by itself
     /// (``withSealedItem(lookupID:_:)``, prefetched or not) in a bucket that transaction
     /// did not read whole, as it confirms a lone read's: the engine trusts such a row of
     /// a carried bucket only while ``snapshotVersion`` stays the verified one, and else
     /// reads the bucket in the same transaction.
-    func carryVerifiedBuckets(_ buckets: [Int]) -> [Int]
+    func carryVerifiedBuckets(unchanged: [Int], changed: [Int]) -> [Int]
 
     // MARK: Host key wraps (docs/FORMAT.md section 12)
 
@@ -226,7 +234,7 @@ extension VaultStorage {
     package func manifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) -> [(bucket: Int64, digest: [UInt8]?)]? { nil }
     package func prefetchManifestBuckets(changedSince mark: Int64, including bucket: Int?) throws(StorageError) {}
     package func prefetchItem(lookupID: [UInt8]) throws(StorageError) {}
-    package func carryVerifiedBuckets(_ buckets: [Int]) -> [Int] { [] }
+    package func carryVerifiedBuckets(unchanged: [Int], changed: [Int]) -> [Int] { [] }
 }
 
 /// A stored item row: its lookup id, service tag, nonce and sealed record.

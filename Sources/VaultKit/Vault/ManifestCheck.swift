@@ -4,8 +4,10 @@
 /// rows, so after its own commit the check moves on to the new version; a commit by
 /// any other connection makes it verify the root again. On a storage that tells which
 /// bucket rows changed (PostgreSQL), that reads only those (``ProvenManifest``), and the
-/// buckets whose digests the new root shows unchanged stay verified for lone reads when
-/// the storage still vouches for their rows (``VaultStorage/carryVerifiedBuckets(_:)``).
+/// buckets verified before stay verified for lone reads when the storage still vouches
+/// for their rows (``VaultStorage/carryVerifiedBuckets(unchanged:changed:)``): all of a
+/// bucket whose digest the new root shows unchanged, and in a bucket another writer
+/// changed, the rows whose versions are the ones verified.
 ///
 /// A class for the same reason as ``ManifestChanges``: a write inside a batch verifies
 /// the bucket it is about to change.
@@ -77,11 +79,16 @@ final class ManifestCheck {
     private var candidates: (buckets: [Int], digests: [ManifestDigest])?
 
     /// After the root was verified again (``proven`` now holds its digests): the buckets
-    /// verified before whose digests did not change, which the storage may carry.
-    func bucketsToCarry() -> [Int] {
+    /// verified before, split by whether their digests changed, which the storage may
+    /// carry (a changed one for the rows it still holds at the versions verified).
+    func bucketsToCarry() -> (unchanged: [Int], changed: [Int]) {
         defer { candidates = nil }
-        guard let candidates, let proven else { return [] }
-        return candidates.buckets.filter { candidates.digests[$0] == proven.digests[$0] }
+        guard let candidates, let proven else { return ([], []) }
+        var split: (unchanged: [Int], changed: [Int]) = ([], [])
+        for bucket in candidates.buckets {
+            if candidates.digests[bucket] == proven.digests[bucket] { split.unchanged.append(bucket) } else { split.changed.append(bucket) }
+        }
+        return split
     }
 
     func carried(_ buckets: [Int]) {

@@ -91,14 +91,15 @@ extension UnlockedVault {
     }
 
     /// Verifies the stored root in this snapshot (with `bucket`'s stored digest among
-    /// those read) and returns every bucket's digest; buckets verified before whose
-    /// digests the new root shows unchanged stay verified for lone reads, where the
-    /// storage still vouches for their rows.
+    /// those read) and returns every bucket's digest; buckets verified before stay
+    /// verified for lone reads where the storage still vouches for their rows (in a
+    /// bucket another writer changed, for the rows still at the versions verified).
     private func verifyRootAndCarry(including bucket: Int?) throws(VaultError) -> [ManifestDigest] {
         let (stored, state) = try verifiedStoredBuckets(including: bucket)
         try noteVerifiedState(state)
         manifestCheck.rootVerified = true
-        manifestCheck.carried(store.carryVerifiedBuckets(manifestCheck.bucketsToCarry()))
+        let (unchanged, changed) = manifestCheck.bucketsToCarry()
+        manifestCheck.carried(store.carryVerifiedBuckets(unchanged: unchanged, changed: changed))
         return stored
     }
 

@@ -197,7 +197,7 @@ struct VaultStore {
         try Self.converting { () throws(StorageError) in try storage.prefetchItem(lookupID: lookupID) }
     }
 
-    func carryVerifiedBuckets(_ buckets: [Int]) -> [Int] { storage.carryVerifiedBuckets(buckets) }
+    func carryVerifiedBuckets(unchanged: [Int], changed: [Int]) -> [Int] { storage.carryVerifiedBuckets(unchanged: unchanged, changed: changed) }
 
     func deleteAllManifestBuckets() throws(VaultError) {
         try Self.converting { () throws(StorageError) in try storage.deleteAllManifestBuckets() }
