@@ -62,8 +62,7 @@ import TestSupport
 
     /// The reader verified the bucket (both rows, or one row and the other's absence);
     /// the other writer changes the bucket; the administrator edits the item's row. The
-    /// reader's next `get` of it is `tampered`, never the older secret or `itemNotFound`,
-    /// while the other row of the bucket, left alone, still reads.
+    /// reader's next `get` of it is `tampered`, never the older secret or `itemNotFound`.
     @Test(arguments: Edit.allCases)
     func anEditInABucketAnotherWriterChangedIsCaughtByTheNextGet(_ edit: Edit) throws {
         let (writer, _, location, key) = try TestServer.countedVault()
