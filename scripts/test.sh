@@ -7,6 +7,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --test
 
+# The tests' files stay after a run, for inspecting a failure (Tests/TestSupport/TestPaths.swift,
+# Unprivileged.swift); those more than a day old go, so /tmp does not grow with every run.
+tests_tmp="${TMPDIR:-/tmp}/vaultkit-tests"
+# (One that cannot be removed is left: it never stops the run.)
+if [[ -d "$tests_tmp" ]]; then find "$tests_tmp" -mindepth 1 -maxdepth 1 -mmin +1440 -exec rm -rf {} + || true; fi
+find /tmp -maxdepth 1 -name 'vaultkit-unprivileged-*' -mmin +1440 -exec rm -rf {} + 2>/dev/null || true
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 swift build --build-tests 2>&1 | tee "$log"

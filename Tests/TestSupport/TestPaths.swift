@@ -3,8 +3,9 @@ import VaultKit
 
 /// Where tests put their files and find the programs the package built.
 public enum TestPaths {
-    /// A new, empty, mode-0700 directory for one test, removed by nothing: each test
-    /// gets a unique one under `$TMPDIR/vaultkit-tests/`, so failures can be inspected.
+    /// A new, empty, mode-0700 directory for one test, left after the run: each test
+    /// gets a unique one under `$TMPDIR/vaultkit-tests/`, so failures can be inspected
+    /// (scripts/test.sh removes those more than a day old).
     public static func temporaryDirectory(_ label: String = #function) -> String {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("vaultkit-tests").path
         try? FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
