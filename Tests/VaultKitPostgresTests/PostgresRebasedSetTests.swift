@@ -8,8 +8,8 @@ import VaultKit
 /// A prepared `set` refused because another process wrote the vault since is rebuilt on
 /// the state found under the lock (`UnlockedVault.commitRebased`): two round trips under
 /// the lock instead of a write transaction. What that saves, and that it never writes on a
-/// state a write transaction would not (another writer in the same bucket, a re-key, a
-/// tag or change marker the DBA edited, a header put back).
+/// state a write transaction would not (a re-key, a tag or change marker the DBA edited, a
+/// header put back; another writer in the same bucket: `PostgresRebasedBucketTests`).
 @Suite(.offCooperativePool, .enabled(if: PostgresTestServer.suitesRun, "needs a PostgreSQL server")) struct PostgresRebasedSetTests {
     /// The manifest bucket of a lookup id (docs/FORMAT.md section 6: its first 10 bits).
     static func bucket(_ lookupID: [UInt8]) -> Int { (Int(lookupID[0]) << 2) | (Int(lookupID[1]) >> 6) }
@@ -90,24 +90,6 @@ import VaultKit
         }
         #expect(counts == [2, 2, 1, 1, 1, 1])
         #expect(try b.string(service: "s", account: first) == "alone 5")
-    }
-
-    /// The other writer changed the `set`'s own bucket (another item in it): the rows and
-    /// digest it was prepared from are out of date, so it is not rebuilt on them but runs
-    /// as a write transaction, which reads them. Every value is the last written.
-    @Test func aSetWhoseBucketAnotherWriterChangedFallsBack() throws {
-        let (a, aStorage, b, _, location, key) = try Self.twoWriters()
-        let (mine, theirs) = try Self.accounts(in: a, location, sharingABucket: true)
-        for round in 0..<5 {
-            try a.set("mine \(round)", service: "s", account: mine)
-            try b.set("theirs \(round)", service: "s", account: theirs)
-            let transactions = aStorage.writeTransactionsBegun
-            try a.set("mine again \(round)", service: "s", account: mine)
-            #expect(aStorage.writeTransactionsBegun == transactions + 1)
-        }
-        #expect(try b.string(service: "s", account: mine) == "mine again 4")
-        #expect(try a.string(service: "s", account: theirs) == "theirs 4")
-        #expect(try Vault.open(postgres: location, key: key).verify() >= 2)
     }
 
     /// Another handle re-keys: the header the lock finds is not the one the set was

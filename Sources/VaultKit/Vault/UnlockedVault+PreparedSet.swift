@@ -75,10 +75,10 @@ extension UnlockedVault {
         }
         let plan = PreparedSetPlan(row: row, replacedNonce: replaced?.nonce, bucket: index, rows: rows, digests: digests, archive: archive)
         let versionPrepared = manifestCheck.dataVersion
-        var committed: (versionBefore: Int64?, rootBefore: ManifestDigest, after: VerifiedBuckets.Root)?
+        var committed: (versionBefore: Int64?, rootBefore: ManifestDigest, after: VerifiedBuckets.Root, digests: [(bucket: Int, before: ManifestDigest, after: ManifestDigest)])?
         if !verified.othersWrite {
             let (prepared, after) = preparedSet(plan, on: before)
-            if case .committed(let versionBefore) = try store.commit(prepared) { committed = (versionBefore, before.root, after) }
+            if case .committed(let versionBefore) = try store.commit(prepared) { committed = (versionBefore, before.root, after, digests) }
         }
         if committed == nil {
             // Another process wrote the vault since (or re-keyed it), or, after it last did,
@@ -90,7 +90,7 @@ extension UnlockedVault {
                 manifestCheck.resetAll(keepingProven: true)
                 return false
             }
-            committed = (nil, rebased.rootBefore, rebased.after)
+            committed = (nil, rebased.rootBefore, rebased.after, rebased.digests)
         }
         guard let committed else { return false }
         // Something else committed since this process last verified (anywhere on the
@@ -101,10 +101,10 @@ extension UnlockedVault {
         } else {
             manifestCheck.reset(dataVersion: store.snapshotVersion)
         }
-        verified.applyPrepared(rows, digests: digests.map { ($0.bucket, $0.after) }, root: committed.after)
+        verified.applyPrepared(rows, digests: committed.digests.map { ($0.bucket, $0.after) }, root: committed.after)
         if let version = archive?.version?.row { verified.rememberVersion(version.lookupID, nonce: version.nonce) }
         if let trimmed = archive?.trimmed { verified.forgetVersion(trimmed.lookupID) }
-        for (changed, _, new) in digests { manifestCheck.recordProven(bucket: changed, digest: new) }
+        for (changed, _, new) in committed.digests { manifestCheck.recordProven(bucket: changed, digest: new) }
         manifestCheck.recordProven(rootBefore: committed.rootBefore, after: committed.after.root)
         manifestCheck.applyProvenChanges(mark: store.manifestMarkOfLastCommit)
         manifestCheck.committing = (committed.after.generation, committed.after.root)

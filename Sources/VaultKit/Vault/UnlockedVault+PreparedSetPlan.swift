@@ -2,7 +2,7 @@ extension UnlockedVault {
     /// What a lone `set` writes, apart from the root it builds on: its rows and the
     /// digests of the buckets they change, from what was verified and kept. Kept apart
     /// from the root so a set the storage refused can be rebuilt on the root it finds
-    /// under the lock (``commitRebased(_:refusedAt:)``) without being sealed again.
+    /// under the lock (``commitRebased(_:preparedOn:)``) without being sealed again.
     struct PreparedSetPlan {
         /// The item's new row, and the nonce of the row it replaces (`nil`: none).
         var row: StoredRow
@@ -15,6 +15,20 @@ extension UnlockedVault {
         var digests: [(bucket: Int, before: ManifestDigest, after: ManifestDigest)]
         /// What it keeps as a version (docs/FORMAT.md section 14), if it does.
         var archive: PreparedArchive?
+
+        /// The plan on `proven`, digests proven against the root found under the lock,
+        /// where other writers may have changed its buckets: each digest moves by the same
+        /// terms, those of the rows the set writes and of the rows it replaces or trims.
+        /// Why that is the digest a write transaction would write: the storage commits
+        /// only where each of those rows is in its place under the lock (its nonce, or
+        /// none), and a row's term is its identity and nonce. A row of another writer's
+        /// is left in the digest as proven, so a row the DBA deleted or put back there
+        /// stays a mismatch the next verification of the bucket reports.
+        func rebased(on proven: [ManifestDigest]) -> PreparedSetPlan {
+            var plan = self
+            plan.digests = digests.map { ($0.bucket, proven[$0.bucket], proven[$0.bucket] + ($0.after - $0.before)) }
+            return plan
+        }
     }
 
     /// `plan` on `before`: the new root (the changed buckets' terms swapped), the next

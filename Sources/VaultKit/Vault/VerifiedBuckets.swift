@@ -8,11 +8,14 @@
 /// header still holds the kept generation and tag (so the root is the kept one), the
 /// bucket's digest row the kept digest, and the item's place the kept row's nonce (or
 /// nothing). Any writer that changes a row changes its bucket's digest and the header,
-/// so a kept bucket gone out of date is refused there, and the kept rows are then
-/// dropped (``ManifestCheck/resetAll(dataVersion:)``). A change nobody recorded (an
-/// attacker's) is not folded in: the new digest and root are computed from verified
-/// values only, so the next verification still finds it. They are dropped too when a
-/// verification fails, the keys change, or ``Vault/verify()`` starts from nothing.
+/// so a set prepared on a state gone out of date is refused there. It is then rebuilt
+/// on the state found under the lock, with the digests proven there, if its own rows
+/// are still in place (``UnlockedVault/commitRebased(_:preparedOn:)``); the kept rows
+/// are dropped when the storage refuses that too (``ManifestCheck/resetAll(dataVersion:keepingProven:)``).
+/// A change nobody recorded (an attacker's) is not folded in: the new digest and root
+/// are computed from verified values and the set's own rows only, so the next
+/// verification still finds it. They are dropped too when a verification fails, the
+/// keys change, or ``Vault/verify()`` starts from nothing.
 ///
 /// Why whole rows, not only their manifest terms: a `set` of an existing item keeps its
 /// creation date and the attributes it does not give, which are inside the sealed
@@ -25,8 +28,11 @@
 /// has committed.
 final class VerifiedBuckets {
     struct Bucket {
-        /// The sum of the rows' terms, as stored in the bucket's digest row (zero: none).
+        /// The bucket's digest row as this process last verified, wrote or proved it
+        /// (zero: none). The sum of `rows`' terms until another writer changes the bucket
+        /// (``follow(_:)``); the storage compares it with the stored row either way.
         var digest: ManifestDigest
+        /// The rows as verified or written here, by lookup id.
         var rows: [[UInt8]: StoredRow]
     }
 
@@ -96,12 +102,16 @@ final class VerifiedBuckets {
     /// the lock (``UnlockedVault/commitRebased(_:preparedOn:)``).
     var othersWrite = false
 
-    /// Drops the kept buckets whose digest is not `digests`' (a root verified since shows
-    /// another writer changed them): a `set` prepared from them would be refused.
-    func keepOnly(matching digests: [ManifestDigest]) {
+    /// Moves the kept buckets' digests on to `digests`, proven against a root verified
+    /// under the write lock, where another writer changed them. Their rows stay: each is
+    /// still the row in its place if the storage finds its nonce there under the lock,
+    /// and a `set` over it changes the bucket's digest by its own rows' terms only
+    /// (``UnlockedVault/commitRebased(_:preparedOn:)``). The rows another writer added
+    /// are not among them, so a row missing here proves nothing; the storage checks the
+    /// item's place for that too.
+    func follow(_ digests: [ManifestDigest]) {
         for (index, bucket) in buckets where bucket.digest != digests[index] {
-            rowCount -= bucket.rows.count
-            buckets[index] = nil
+            buckets[index]!.digest = digests[index]
         }
     }
 
