@@ -54,17 +54,21 @@ import TestTraits
 
     /// `b` rewrote the item itself: the row `a` prepared from is no longer in its place,
     /// so the storage refuses the rebuilt `set` (its digest would remove the wrong row's
-    /// term) and it runs as a write transaction. Both earlier values are kept as versions.
-    @Test func aSetOverAnItemAnotherWriterRewroteFallsBack() throws {
+    /// term) and it runs as a write transaction. With history, both earlier values are
+    /// kept as versions. (Without history the item's nonce is all that refuses it; with
+    /// history the kept version's number, already taken by `b`'s, does too.)
+    @Test(arguments: [false, true])
+    func aSetOverAnItemAnotherWriterRewroteFallsBack(keepHistory: Bool) throws {
         let (a, aStorage, b, location, key, mine, theirs, _) = try Self.writersSharingABucket()
         try a.set("theirs", service: "s", account: theirs)
-        try a.set("one", service: "s", account: mine)
-        try b.set("two", service: "s", account: mine)
+        try a.set("one", service: "s", account: mine, keepHistory: keepHistory)
+        try b.set("two", service: "s", account: mine, keepHistory: keepHistory)
         let transactions = aStorage.writeTransactionsBegun
-        try a.set("three", service: "s", account: mine)
+        try a.set("three", service: "s", account: mine, keepHistory: keepHistory)
         #expect(aStorage.writeTransactionsBegun == transactions + 1)
         let versions = try b.history(service: "s", account: mine)
-        #expect(try versions.map { try b.itemWithSecret(service: "s", account: mine, version: $0.number).secret.string() } == ["three", "two", "one"])
+        #expect(try versions.map { try b.itemWithSecret(service: "s", account: mine, version: $0.number).secret.string() }
+            == (keepHistory ? ["three", "two", "one"] : ["three"]))
         #expect(try Vault.open(postgres: location, key: key).verify() == 2)
     }
 
