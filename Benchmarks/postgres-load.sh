@@ -18,6 +18,9 @@
 #                                            # the cluster gets a hot standby, and driver B (A
 #                                            # itself unless LOAD_DRIVER_B is given) sends gets
 #                                            # to it: an A/B of reading from a standby
+#   WARMUP_SECONDS=20 ...                    # each driver process runs the workload, unmeasured,
+#                                            # for that long before its point (a backend that has
+#                                            # been writing for a while; pgbench needs none)
 #   LOAD_STATEMENTS=1 ...                    # also the server's statements per VaultKit point
 #                                            # (pg_stat_statements): results/postgres-load-statements.md
 #
@@ -36,6 +39,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 seconds=${POINT_SECONDS:-5}
+warmup=${WARMUP_SECONDS:-0}
 ks=${KS:-"1 2 4 8"}
 count=${ITEMS:-10000}
 cluster="$here/../scripts/postgres-test-cluster.sh"
@@ -147,9 +151,9 @@ bare_point() {
 vault_point() {
     local driver=$1 k=$2 writes=$3 standby_url=${4:-} start pids=() errors=0 ops
     # Time to open and verify the vault (warm) before the clock starts.
-    start=$(( $(date +%s%3N) + 2000 + 1000 * k ))
+    start=$(( $(date +%s%3N) + 2000 + 1000 * k + 1000 * warmup ))
     for ((i = 0; i < k; i++)); do
-        LOAD_STANDBY_URL=$standby_url "$driver" run "$url" load "$count" "$work/key" "$writes" "$start" "$seconds" "$work/vault.$i.lat" "$((RANDOM * 1000 + i + 1))" >"$work/vault.$i.out" &
+        LOAD_WARMUP=$((warmup > 0 ? 1 : 0)) LOAD_STANDBY_URL=$standby_url "$driver" run "$url" load "$count" "$work/key" "$writes" "$start" "$seconds" "$work/vault.$i.lat" "$((RANDOM * 1000 + i + 1))" >"$work/vault.$i.out" &
         pids+=($!)
     done
     local delay

@@ -21,7 +21,8 @@
 // vault split into N partitions, each with its own header lock, could reach. With
 // LOAD_OWN_SHARD=1 too, process i (its seed's last three digits, minus one) uses only
 // vault i % N: writers that never meet, the ceiling of any split. LOAD_STANDBY_URL: gets
-// may go to that hot standby (below).
+// may go to that hot standby (below). LOAD_WARMUP=1: the process runs the workload,
+// unmeasured, from its verification until START_EPOCH_MS (postgres-load.sh's WARMUP_SECONDS).
 import Foundation
 import VaultKit
 import VaultKitPostgres
@@ -91,6 +92,21 @@ do {
         for vault in vaults { _ = try vault.verify() }
         let keepHistory = ProcessInfo.processInfo.environment["LOAD_KEEP_HISTORY"] != "0"
         var random = SplitMix(seed: seed)
+        // LOAD_WARMUP=1: the workload itself, not measured, until the clock starts (what a
+        // backend that has been writing for a while keeps: the rows of the buckets it wrote).
+        if environment["LOAD_WARMUP"] == "1" {
+            var warmSerial = 0
+            while Date().timeIntervalSince1970 < Double(startMs) / 1_000 {
+                let index = Int(random.next() % UInt64(count))
+                let vault = vaults[ownShard == nil ? index % shards : 0]
+                if random.next() % 100 < writePercent {
+                    warmSerial += 1
+                    try? vault.set(secret(seed, -warmSerial), service: service, account: account(index), keepHistory: keepHistory)
+                } else {
+                    _ = try? vault.secret(service: service, account: account(index))
+                }
+            }
+        }
         let wait = Double(startMs) / 1_000 - Date().timeIntervalSince1970
         if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
         let end = monotonicMicroseconds() + UInt64(seconds * 1_000_000)
