@@ -134,4 +134,28 @@ import TestTraits
         let error = try #require(throws: VaultError.self) { try Vault.open(postgres: location, key: key).verify() }
         #expect(error.code == .tampered)
     }
+
+    /// `minePutBack` with history on: `b`'s `set` kept `a`'s row as a version, so the
+    /// version `a`'s rebuilt `set` would keep takes a number already taken, the server
+    /// refuses it, and the write transaction that follows reads the bucket and reports the
+    /// put-back before writing anything.
+    @Test func aPutBackOfTheSetsOwnRowWithHistoryIsRefused() throws {
+        let (a, _, b, location, _, mine, _, lookupIDs) = try Self.writersSharingABucket()
+        let attacker = try TestServer.attacker()
+        let name = PostgresConnection.Parameter.text(location.vaultName)
+        try a.set("one", service: "s", account: mine)
+        try a.set("mine", service: "s", account: mine)
+        let mineRow = try attacker.query("SELECT nonce, sealed FROM vaultkit_items WHERE vault = $1 AND lookup_id = $2", [name, .bytes(lookupIDs[0])]) {
+            ($0.array(0, 0), $0.array(0, 1))
+        }
+        try b.set("mine, by b", service: "s", account: mine)
+        #expect(try attacker.change("UPDATE vaultkit_items SET nonce = $3, sealed = $4 WHERE vault = $1 AND lookup_id = $2",
+                                    [name, .bytes(lookupIDs[0]), .bytes(mineRow.0), .bytes(mineRow.1)]) == 1)
+        let generation = { () throws -> Int64 in
+            try attacker.query("SELECT generation FROM vaultkit_header WHERE vault = $1", [name]) { $0.int64(0, 0) }
+        }
+        let before = try generation()
+        #expect(throws: VaultError.tampered(reason: .rowsChanged)) { try a.set("mine, again", service: "s", account: mine) }
+        #expect(try generation() == before)
+    }
 }
